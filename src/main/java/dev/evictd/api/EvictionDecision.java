@@ -1,0 +1,41 @@
+package dev.evictd.api;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A decision of the rules to evict one pod.
+ *
+ * @param pod the pod
+ * @param kind pressure (a threshold was met) or local storage (a pod exceeded a storage limit)
+ * @param signal the signal acted on, or the local-storage limit ({@code emptydirfs.limit}, {@code ephemeralpodfs.limit},
+ *     {@code ephemeralcontainerfs.limit})
+ * @param gracePeriodSeconds the termination grace period to use
+ * @param message the kubelet-format message recorded on the pod and in its Evicted event
+ * @param annotations the Evicted event's annotations (offending_containers, offending_containers_usage,
+ *     starved_resource), empty when the kubelet sets none
+ * @param method how to carry it out ({@link EvictionMethod#DEFAULT}: the agent's configured method)
+ * @param rules the rules whose firing produced the decision, the deciding rule first
+ */
+public record EvictionDecision(
+    PodRef pod,
+    Kind kind,
+    String signal,
+    long gracePeriodSeconds,
+    String message,
+    Map<String, String> annotations,
+    EvictionMethod method,
+    List<String> rules) {
+
+  /** Why a pod is evicted. */
+  public enum Kind {
+    PRESSURE,
+    LOCAL_STORAGE
+  }
+
+  public EvictionDecision {
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+    method = method == null ? EvictionMethod.DEFAULT : method;
+    rules = rules == null ? List.of() : List.copyOf(rules);
+  }
+}

@@ -1,0 +1,50 @@
+package dev.evictd.stats;
+
+import dev.evictd.api.Quantity;
+import java.math.BigInteger;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.ValueDeserializer;
+
+/**
+ * Reads a non-negative integer amount written either as a JSON/YAML integer or as a Kubernetes quantity string.
+ * Fractional amounts round up, as {@code Quantity.Value()} does; negative, non-integral or out-of-range values are
+ * refused with a message naming the value.
+ */
+public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
+  private static final BigInteger MAX = BigInteger.valueOf(Long.MAX_VALUE);
+
+  @Override
+  public Long deserialize(JsonParser p, DeserializationContext ctxt) {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.VALUE_NUMBER_INT) {
+      BigInteger v = p.getBigIntegerValue();
+      if (v.signum() < 0 || v.compareTo(MAX) > 0) {
+        return ctxt.reportInputMismatch(this, "amount out of range (0 to 2^63-1): %s", v);
+      }
+      return v.longValue();
+    }
+    if (t == JsonToken.VALUE_STRING) {
+      String s = p.getString();
+      Quantity q;
+      try {
+        q = Quantity.parse(s.trim());
+      } catch (IllegalArgumentException e) {
+        return ctxt.reportInputMismatch(this, "not a quantity: \"%s\" (%s)", s, e.getMessage());
+      }
+      if (q.sign() < 0) {
+        return ctxt.reportInputMismatch(this, "amount must not be negative: \"%s\"", s);
+      }
+      if (q.toBigDecimal().compareTo(new java.math.BigDecimal(MAX)) > 0) {
+        return ctxt.reportInputMismatch(this, "amount out of range (0 to 2^63-1): \"%s\"", s);
+      }
+      return q.value();
+    }
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    return ctxt.reportInputMismatch(
+        this, "expected an integer or a quantity string, found %s", t == null ? "nothing" : t.name());
+  }
+}

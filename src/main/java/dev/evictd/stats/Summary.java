@@ -1,0 +1,126 @@
+package dev.evictd.stats;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The kubelet stats summary ({@code GET /api/v1/nodes/NODE/proxy/stats/summary}), reduced to the fields eviction
+ * uses, with the statsapi JSON field names. Every field may be null: a missing field means "no observation", never
+ * zero. Unknown JSON fields are ignored.
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Summary(NodeStats node, List<PodStats> pods) {
+
+  public Summary {
+    pods = pods == null ? List.of() : List.copyOf(pods);
+  }
+
+  /** Node-level statistics. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record NodeStats(
+      String nodeName,
+      MemoryStats memory,
+      FsStats fs,
+      RuntimeStats runtime,
+      RlimitStats rlimit,
+      List<ContainerStats> systemContainers) {
+
+    /** The system container with {@code name} (e.g. "pods", the allocatable cgroup), or null. */
+    public ContainerStats systemContainer(String name) {
+      if (systemContainers == null) {
+        return null;
+      }
+      for (ContainerStats c : systemContainers) {
+        if (c != null && name.equals(c.name())) {
+          return c;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** Memory statistics of the node, a system container, a pod or a container. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record MemoryStats(
+      Instant time,
+      @JsonDeserializeQuantity Long availableBytes,
+      @JsonDeserializeQuantity Long usageBytes,
+      @JsonDeserializeQuantity Long workingSetBytes,
+      @JsonDeserializeQuantity Long rssBytes) {}
+
+  /** Filesystem statistics: bytes and inodes. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record FsStats(
+      Instant time,
+      @JsonDeserializeQuantity Long availableBytes,
+      @JsonDeserializeQuantity Long capacityBytes,
+      @JsonDeserializeQuantity Long usedBytes,
+      @JsonDeserializeQuantity Long inodesFree,
+      @JsonDeserializeQuantity Long inodes,
+      @JsonDeserializeQuantity Long inodesUsed) {}
+
+  /** Container runtime filesystems: images, and container writable layers when split. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record RuntimeStats(FsStats imageFs, FsStats containerFs) {}
+
+  /** Process limits of the node: the maximum PID and the number of running processes. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record RlimitStats(
+      Instant time,
+      @JsonDeserializeQuantity Long maxpid,
+      @JsonDeserializeQuantity Long curproc) {}
+
+  /** A container (or system container) of the node or of a pod. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ContainerStats(String name, MemoryStats memory, FsStats rootfs, FsStats logs) {}
+
+  /** The identity of a pod in the summary; pods are matched to pod objects by uid. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record PodReference(String name, String namespace, String uid) {}
+
+  /** A pod's process statistics. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ProcessStats(@JsonProperty("process_count") @JsonDeserializeQuantity Long processCount) {}
+
+  /** A pod volume's filesystem usage. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record VolumeStats(
+      String name,
+      Instant time,
+      @JsonDeserializeQuantity Long availableBytes,
+      @JsonDeserializeQuantity Long capacityBytes,
+      @JsonDeserializeQuantity Long usedBytes,
+      @JsonDeserializeQuantity Long inodesFree,
+      @JsonDeserializeQuantity Long inodes,
+      @JsonDeserializeQuantity Long inodesUsed) {}
+
+  /** Statistics of one pod. */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record PodStats(
+      PodReference podRef,
+      List<ContainerStats> containers,
+      MemoryStats memory,
+      @JsonProperty("volume") List<VolumeStats> volumes,
+      @JsonProperty("ephemeral-storage") FsStats ephemeralStorage,
+      @JsonProperty("process_stats") ProcessStats processStats) {
+
+    public PodStats {
+      containers = containers == null ? List.of() : List.copyOf(containers);
+      volumes = volumes == null ? List.of() : List.copyOf(volumes);
+    }
+  }
+}
