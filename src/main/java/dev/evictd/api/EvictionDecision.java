@@ -25,7 +25,7 @@ public record EvictionDecision(
     String message,
     Map<String, String> annotations,
     EvictionMethod method,
-    List<String> rules) {
+    List<String> rules) implements PerSyncFact {
 
   /** Why a pod is evicted. */
   public enum Kind {

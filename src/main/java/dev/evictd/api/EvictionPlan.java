@@ -1,0 +1,79 @@
+package dev.evictd.api;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The outcome of one sync: what was observed, which thresholds are met, the node conditions, the signal acted on,
+ * the ranking and the decisions, with the rules that fired. A failed sync carries its failure and no decisions.
+ *
+ * @param seq the sync's sequence number (1 for the first)
+ * @param now the sync's time
+ * @param observations the signals observed
+ * @param thresholds every configured threshold and its state in this sync
+ * @param conditions the node conditions reported True, in MemoryPressure, DiskPressure, PIDPressure order
+ * @param signal the signal acted on, or null
+ * @param reclaimed the node-level reclaim actions run, in order
+ * @param reclaimResolved whether node-level reclaim freed enough to skip eviction
+ * @param ranking the active pods in rank order for the signal acted on (empty when no ranking was needed)
+ * @param decisions the pods to evict, in order
+ * @param firings the rules that fired, in order
+ * @param warnings non-fatal findings of this sync
+ * @param failure why the sync failed (a rule threw, ran away or exceeded its time budget), or null
+ */
+public record EvictionPlan(
+    long seq,
+    Instant now,
+    List<Observation> observations,
+    List<ThresholdStatus> thresholds,
+    List<NodeConditionType> conditions,
+    Signal signal,
+    List<ReclaimAction> reclaimed,
+    boolean reclaimResolved,
+    List<RankedPod> ranking,
+    List<EvictionDecision> decisions,
+    List<RuleFiring> firings,
+    List<String> warnings,
+    String failure) {
+
+  public EvictionPlan {
+    observations = List.copyOf(observations);
+    thresholds = List.copyOf(thresholds);
+    conditions = List.copyOf(conditions);
+    reclaimed = List.copyOf(reclaimed);
+    ranking = List.copyOf(ranking);
+    decisions = List.copyOf(decisions);
+    firings = List.copyOf(firings);
+    warnings = List.copyOf(warnings);
+  }
+
+  /** Whether the sync failed; a failed sync evicts nothing. */
+  public boolean failed() {
+    return failure != null;
+  }
+
+  /** The state of one threshold in a sync. */
+  public record ThresholdStatus(
+      Threshold threshold,
+      Quantity quantity,
+      Long available,
+      boolean met,
+      boolean unresolved,
+      boolean active,
+      Instant firstObservedAt,
+      boolean gracePeriodMet,
+      boolean actionable) {}
+
+  /** A pod in rank order, its key, and why it is exempt (null when it is not). */
+  public record RankedPod(PodRef pod, List<RankKey.Component> key, String exemptReason) {}
+
+  /**
+   * One rule firing.
+   *
+   * @param phase the agenda group
+   * @param rule the rule's name
+   * @param facts short descriptions of the facts it matched
+   * @param produced short descriptions of the facts it inserted
+   */
+  public record RuleFiring(String phase, String rule, List<String> facts, List<String> produced) {}
+}

@@ -1,0 +1,43 @@
+package dev.evictd.api;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The statistics of one active pod in this sync, matched by uid. A pod without statistics has no PodStats fact.
+ * Missing amounts count as zero, as in the kubelet.
+ *
+ * @param uid the pod's uid
+ * @param memoryWorkingSetBytes pod memory working set
+ * @param processCount number of processes
+ * @param rootfsBytes sum of the containers' writable layer usage
+ * @param rootfsInodes sum of the containers' writable layer inodes
+ * @param logsBytes sum of the containers' log usage
+ * @param logsInodes sum of the containers' log inodes
+ * @param localVolumeBytes usage of the pod's local volumes (see {@link PodFact#localVolumes()})
+ * @param localVolumeInodes inodes of the pod's local volumes
+ * @param ephemeralStorageBytes the pod's total ephemeral storage usage, null when not reported
+ * @param volumeUsedBytes used bytes per volume name (volumes that report them)
+ * @param containers per-container usage, in the order the statistics list them
+ * @param raw the pod's statistics as the summary reported them
+ */
+public record PodStats(
+    String uid,
+    long memoryWorkingSetBytes,
+    long processCount,
+    long rootfsBytes,
+    long rootfsInodes,
+    long logsBytes,
+    long logsInodes,
+    long localVolumeBytes,
+    long localVolumeInodes,
+    Long ephemeralStorageBytes,
+    Map<String, Long> volumeUsedBytes,
+    List<ContainerUsage> containers,
+    dev.evictd.stats.Summary.PodStats raw) {
+
+  /** Used bytes of the named volume, or null when not reported. */
+  public Long volumeUsed(String volume) {
+    return volumeUsedBytes.get(volume);
+  }
+}

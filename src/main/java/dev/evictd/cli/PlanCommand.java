@@ -1,0 +1,95 @@
+package dev.evictd.cli;
+
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.EvictionConfig;
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.FsLayout;
+import dev.evictd.config.KubeletEvictionConfig;
+import dev.evictd.config.YamlNode;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.PlannerHooks;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.fixture.CapturedInputs;
+import dev.evictd.stats.Summary;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code evictd plan}: one sync on captured data from a node. */
+@Command(
+    name = "plan",
+    mixinStandardHelpOptions = true,
+    description = "Run one sync on captured data: a kubelet configuration, the node's pods and its stats summary.")
+final class PlanCommand implements Callable<Integer> {
+  @Mixin RulesOption rules = new RulesOption();
+
+  @Option(names = "--config", required = true, paramLabel = "FILE", description = "KubeletConfiguration YAML.")
+  Path config;
+
+  @Option(names = "--pods", required = true, paramLabel = "FILE", description = "Pods: a v1 PodList, a List, a YAML list of pods, or pod documents.")
+  Path podsFile;
+
+  @Option(names = "--summary", required = true, paramLabel = "FILE", description = "Stats summary JSON (GET /api/v1/nodes/NODE/proxy/stats/summary).")
+  Path summaryFile;
+
+  @Option(names = "--node", paramLabel = "NAME", description = "Node name (default: from the summary, else \"node\").")
+  String node;
+
+  @Option(names = "--fs-layout", paramLabel = "LAYOUT", description = "shared, dedicated or split (default: inferred from the summary).")
+  String fsLayout;
+
+  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  String output;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    if (!"table".equals(output) && !"json".equals(output)) {
+      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    Summary summary = CapturedInputs.summary(summaryFile);
+    List<Pod> pods = CapturedInputs.pods(podsFile);
+    FsLayout layout;
+    if (fsLayout != null) {
+      layout =
+          FsLayout.fromKey(fsLayout)
+              .orElseThrow(() -> new ConfigException("--fs-layout: unknown layout \"" + fsLayout + "\" (shared, dedicated or split)"));
+    } else {
+      layout = CapturedInputs.inferLayout(summary);
+    }
+    String nodeName = node;
+    if (nodeName == null) {
+      nodeName = summary.node() != null && summary.node().nodeName() != null ? summary.node().nodeName() : "node";
+    }
+    YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
+    EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
+    RuleSet rs = rules.resolve(null);
+    EvictionPlan plan;
+    try (Planner planner = new Planner(rs, ec)) {
+      Instant now = Instant.now();
+      plan = planner.sync(now, summary, pods, PlannerHooks.noReclaim(summary));
+      if ("json".equals(output)) {
+        var root = PlanJson.plan(plan);
+        root.set("config", PlanJson.config(ec));
+        root.set("rules", PlanJson.rules(rs));
+        out.println(PlanJson.write(root));
+      } else {
+        out.println("rules    " + rs.source() + "  sha256 " + rs.sha256().substring(0, 12));
+        PlanText.printConfig(out, ec);
+        out.println();
+        PlanText.printPlan(out, "plan (" + pods.size() + " pods)", plan, now, true);
+      }
+    }
+    out.flush();
+    return plan.failed() ? Main.FAILED : Main.OK;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.evictd.cli;
+
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.fixture.Fixture;
+import dev.evictd.fixture.FixtureLoader;
+import dev.evictd.fixture.FixtureResult;
+import dev.evictd.fixture.FixtureRunner;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code evictd replay}: runs a fixture and prints its timeline, step by step. */
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description = "Run a fixture and print a readable timeline: clock, signals, thresholds, conditions, ranking, decisions.")
+final class ReplayCommand implements Callable<Integer> {
+  @Mixin RulesOption rules = new RulesOption();
+
+  @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json")
+  String output;
+
+  @Option(names = "--full-ranking", description = "Print every ranked pod, not only the head.")
+  boolean fullRanking;
+
+  @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
+  Path fixture;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    Fixture f = FixtureLoader.load(fixture);
+    RuleSet rs = rules.resolve(f.rules());
+    FixtureResult r = new FixtureRunner(p -> rs).run(f);
+    if ("json".equals(output)) {
+      out.println(PlanJson.replay(f, rs, r));
+      out.flush();
+      return r.passed() ? Main.OK : Main.FAILED;
+    }
+    if (!"text".equals(output)) {
+      throw new dev.evictd.api.ConfigException("unknown output format \"" + output + "\" (text or json)");
+    }
+    out.println("fixture  " + f.name() + "  (" + f.file() + ")");
+    out.println("rules    " + rs.source() + "  sha256 " + rs.sha256().substring(0, 12));
+    PlanText.printConfig(out, f.config());
+    int i = 0;
+    for (EvictionPlan p : r.plans()) {
+      out.println();
+      PlanText.printPlan(out, "step " + (++i), p, FixtureRunner.START, fullRanking);
+    }
+    out.println();
+    switch (r.status()) {
+      case PASSED -> out.println("result   PASS (" + r.plans().size() + " steps, expectations hold)");
+      case FAILED -> out.println("result   FAIL: " + r.mismatch());
+      default -> out.println("result   ERROR: " + r.mismatch());
+    }
+    out.flush();
+    return r.passed() ? Main.OK : (r.status() == FixtureResult.Status.FAILED ? Main.FAILED : Main.BAD_INPUT);
+  }
+}

@@ -1,0 +1,108 @@
+package dev.evictd.cli;
+
+import dev.evictd.api.EvictdException;
+import dev.evictd.fixture.Fixture;
+import dev.evictd.fixture.FixtureLoader;
+import dev.evictd.fixture.FixtureResult;
+import dev.evictd.fixture.FixtureRunner;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+/** {@code evictd test}: runs fixtures and reports one line per fixture. */
+@Command(
+    name = "test",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run fixtures (directories recursively, *.yaml and *.yml), each on a fresh planner.",
+      "Exit 0 when all pass, 1 when any fails, 2 when any cannot be loaded."
+    })
+final class TestCommand implements Callable<Integer> {
+  @Mixin RulesOption rules = new RulesOption();
+
+  @Parameters(paramLabel = "PATH", arity = "1..*", description = "Fixture files or directories.")
+  List<Path> paths;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    List<Path> files = new ArrayList<>();
+    boolean loadErrors = false;
+    for (Path p : paths) {
+      try {
+        files.addAll(fixtureFiles(p));
+      } catch (EvictdException e) {
+        out.println("ERROR " + p + ": " + e.getMessage());
+        loadErrors = true;
+      }
+    }
+    FixtureRunner runner = new FixtureRunner(rules::resolve);
+    int passed = 0;
+    int failed = 0;
+    for (Path f : files) {
+      FixtureResult r;
+      try {
+        Fixture fixture = FixtureLoader.load(f);
+        r = runner.run(fixture);
+      } catch (EvictdException e) {
+        out.println("ERROR " + f + ": " + e.getMessage());
+        loadErrors = true;
+        failed++;
+        continue;
+      }
+      switch (r.status()) {
+        case PASSED -> {
+          passed++;
+          out.println("PASS  " + f + " (" + r.name() + ")");
+        }
+        case FAILED -> {
+          failed++;
+          out.println("FAIL  " + f + " (" + r.name() + "): " + r.mismatch());
+        }
+        default -> {
+          failed++;
+          loadErrors = true;
+          out.println("ERROR " + f + " (" + r.name() + "): " + r.mismatch());
+        }
+      }
+    }
+    out.println(passed + " passed, " + failed + " failed");
+    out.flush();
+    if (loadErrors) {
+      return Main.BAD_INPUT;
+    }
+    return failed > 0 ? Main.FAILED : Main.OK;
+  }
+
+  /** The fixture files under a path: the file itself, or every *.yaml / *.yml below a directory, sorted. */
+  static List<Path> fixtureFiles(Path p) {
+    if (Files.isRegularFile(p)) {
+      return List.of(p);
+    }
+    if (!Files.isDirectory(p)) {
+      throw new dev.evictd.api.FixtureException(p + ": no such file or directory");
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      return s.filter(Files::isRegularFile)
+          .filter(f -> {
+            String n = f.getFileName().toString();
+            return n.endsWith(".yaml") || n.endsWith(".yml");
+          })
+          .sorted()
+          .toList();
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw new dev.evictd.api.FixtureException(p + ": cannot list: " + e.getMessage());
+    }
+  }
+}

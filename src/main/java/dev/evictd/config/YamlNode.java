@@ -1,0 +1,469 @@
+package dev.evictd.config;
+
+import dev.evictd.api.ConfigException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A parsed YAML value that remembers where it came from (file, line, column, path from the document root), so
+ * every error about it can name the place. Mappings keep key order; duplicate keys are refused.
+ */
+public final class YamlNode {
+  /** The shape of a node. */
+  public enum Kind {
+    MAP,
+    SEQ,
+    SCALAR,
+    NULL
+  }
+
+  private static final int MAX_DEPTH = 200;
+  private static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
+
+  private final String file;
+  private final String path;
+  private final int line;
+  private final int column;
+  private final Kind kind;
+  private final Map<String, YamlNode> map;
+  private final List<YamlNode> seq;
+  private final String scalar;
+  private final Tag tag;
+
+  private YamlNode(
+      String file,
+      String path,
+      int line,
+      int column,
+      Kind kind,
+      Map<String, YamlNode> map,
+      List<YamlNode> seq,
+      String scalar,
+      Tag tag) {
+    this.file = file;
+    this.path = path;
+    this.line = line;
+    this.column = column;
+    this.kind = kind;
+    this.map = map;
+    this.seq = seq;
+    this.scalar = scalar;
+    this.tag = tag;
+  }
+
+  /** Decodes {@code bytes} as strict UTF-8 and parses every YAML document in it. */
+  public static List<YamlNode> parseAll(String file, byte[] bytes) {
+    String text = decode(file, bytes);
+    if (text.isBlank()) {
+      throw new ConfigException(file + ": file is empty");
+    }
+    LoadSettings settings =
+        LoadSettings.builder()
+            .setLabel(file)
+            .setAllowDuplicateKeys(false)
+            .setAllowRecursiveKeys(false)
+            .setMaxAliasesForCollections(50)
+            .setCodePointLimit(MAX_CODE_POINTS)
+            .setSchema(new CoreSchema())
+            .build();
+    List<YamlNode> docs = new ArrayList<>();
+    try {
+      for (Node n : new Compose(settings).composeAllFromString(text)) {
+        docs.add(convert(file, "", n, 0));
+      }
+    } catch (MarkedYamlEngineException e) {
+      Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
+      String where = m == null ? file : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
+      throw new ConfigException(where + ": not valid YAML: " + firstLine(e.getProblem()));
+    } catch (YamlEngineException e) {
+      throw new ConfigException(file + ": not valid YAML: " + firstLine(e.getMessage()));
+    } catch (StackOverflowError e) {
+      throw new ConfigException(file + ": not valid YAML: nesting too deep");
+    }
+    if (docs.isEmpty()) {
+      throw new ConfigException(file + ": file is empty");
+    }
+    return docs;
+  }
+
+  /** Parses a file that must hold exactly one YAML document. */
+  public static YamlNode parse(String file, byte[] bytes) {
+    List<YamlNode> docs = parseAll(file, bytes);
+    if (docs.size() != 1) {
+      throw new ConfigException(file + ": expected one YAML document, found " + docs.size());
+    }
+    return docs.get(0);
+  }
+
+  private static String decode(String file, byte[] bytes) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == 0) {
+        throw new ConfigException(file + ": not a text file (NUL byte at offset " + i + ")");
+      }
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new ConfigException(file + ": not a UTF-8 text file");
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "syntax error";
+    }
+    int nl = s.indexOf('\n');
+    return (nl < 0 ? s : s.substring(0, nl)).trim();
+  }
+
+  private static YamlNode convert(String file, String path, Node n, int depth) {
+    int line = n.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+    int col = n.getStartMark().map(m -> m.getColumn() + 1).orElse(0);
+    if (depth > MAX_DEPTH) {
+      throw new ConfigException(file + ":" + line + ": " + display(path) + ": nesting too deep");
+    }
+    if (n instanceof MappingNode mn) {
+      Map<String, YamlNode> m = new LinkedHashMap<>();
+      for (NodeTuple t : mn.getValue()) {
+        if (!(t.getKeyNode() instanceof ScalarNode k)) {
+          throw new ConfigException(
+              file + ":" + line + ": " + display(path) + ": mapping keys must be plain strings");
+        }
+        String key = k.getValue();
+        String childPath = childPath(path, key);
+        m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
+      }
+      return new YamlNode(file, path, line, col, Kind.MAP, m, null, null, n.getTag());
+    }
+    if (n instanceof SequenceNode sn) {
+      List<YamlNode> l = new ArrayList<>();
+      int i = 0;
+      for (Node c : sn.getValue()) {
+        l.add(convert(file, path + "[" + i + "]", c, depth + 1));
+        i++;
+      }
+      return new YamlNode(file, path, line, col, Kind.SEQ, null, l, null, n.getTag());
+    }
+    ScalarNode s = (ScalarNode) n;
+    if (Tag.NULL.equals(s.getTag())) {
+      return new YamlNode(file, path, line, col, Kind.NULL, null, null, null, s.getTag());
+    }
+    return new YamlNode(file, path, line, col, Kind.SCALAR, null, null, s.getValue(), s.getTag());
+  }
+
+  private static String childPath(String path, String key) {
+    if (key.matches("[A-Za-z_][A-Za-z0-9_-]*")) {
+      return path.isEmpty() ? key : path + "." + key;
+    }
+    return path + "[\"" + key.replace("\"", "\\\"") + "\"]";
+  }
+
+  private static String display(String path) {
+    return path.isEmpty() ? "(document)" : path;
+  }
+
+  /** The file the node came from. */
+  public String file() {
+    return file;
+  }
+
+  /** 1-based line of the node's start. */
+  public int line() {
+    return line;
+  }
+
+  /** The node's path from the document root, e.g. {@code steps[2].expect.evicted[0].pod}. */
+  public String path() {
+    return path;
+  }
+
+  /** The node's shape. */
+  public Kind kind() {
+    return kind;
+  }
+
+  /** {@code file:line: path}: the prefix of every message about this node. */
+  public String where() {
+    return file + ":" + line + ": " + display(path);
+  }
+
+  /** A configuration error located at this node. */
+  public ConfigException error(String message) {
+    return new ConfigException(where() + ": " + message);
+  }
+
+  public boolean isNull() {
+    return kind == Kind.NULL;
+  }
+
+  public boolean isMap() {
+    return kind == Kind.MAP;
+  }
+
+  public boolean isSeq() {
+    return kind == Kind.SEQ;
+  }
+
+  /** Whether the scalar was written as a YAML integer. */
+  public boolean isInt() {
+    return kind == Kind.SCALAR && Tag.INT.equals(tag);
+  }
+
+  /** The mapping's entries (order kept); refuses other shapes. */
+  public Map<String, YamlNode> asMap() {
+    if (kind != Kind.MAP) {
+      throw error("expected a mapping, found " + describe());
+    }
+    return Collections.unmodifiableMap(map);
+  }
+
+  /** The mapping's entries, or an empty map when the node is null. */
+  public Map<String, YamlNode> asMapOrEmpty() {
+    return kind == Kind.NULL ? Map.of() : asMap();
+  }
+
+  /** The sequence's items; refuses other shapes. */
+  public List<YamlNode> asList() {
+    if (kind != Kind.SEQ) {
+      throw error("expected a list, found " + describe());
+    }
+    return Collections.unmodifiableList(seq);
+  }
+
+  /** The sequence's items, or an empty list when the node is null. */
+  public List<YamlNode> asListOrEmpty() {
+    return kind == Kind.NULL ? List.of() : asList();
+  }
+
+  /** A child of a mapping, or null when absent. */
+  public YamlNode get(String key) {
+    return asMap().get(key);
+  }
+
+  /** The scalar's text (strings, numbers and booleans alike); refuses mappings, lists and null. */
+  public String asText() {
+    if (kind != Kind.SCALAR) {
+      throw error("expected a value, found " + describe());
+    }
+    return scalar;
+  }
+
+  /** The scalar as a string; refuses non-string scalars unless {@code acceptNumbers}. */
+  public String asString(boolean acceptNumbers) {
+    String s = asText();
+    if (!Tag.STR.equals(tag) && !(acceptNumbers && (Tag.INT.equals(tag) || Tag.FLOAT.equals(tag)))) {
+      throw error("expected a string, found " + describe());
+    }
+    return s;
+  }
+
+  /** The scalar as a YAML boolean. */
+  public boolean asBoolean() {
+    if (kind == Kind.SCALAR && Tag.BOOL.equals(tag)) {
+      return Boolean.parseBoolean(scalar.toLowerCase(java.util.Locale.ROOT));
+    }
+    throw error("expected true or false, found " + describe());
+  }
+
+  /** The scalar as a YAML integer within [min, max]. */
+  public long asLong(long min, long max) {
+    if (kind == Kind.SCALAR && Tag.INT.equals(tag)) {
+      try {
+        java.math.BigInteger v = parseYamlInt(scalar);
+        if (v.compareTo(java.math.BigInteger.valueOf(min)) < 0
+            || v.compareTo(java.math.BigInteger.valueOf(max)) > 0) {
+          throw error("value " + scalar + " out of range [" + min + ", " + max + "]");
+        }
+        return v.longValue();
+      } catch (NumberFormatException e) {
+        throw error("not an integer: " + scalar);
+      }
+    }
+    throw error("expected an integer, found " + describe());
+  }
+
+  private static java.math.BigInteger parseYamlInt(String s) {
+    String t = s.replace("_", "");
+    boolean neg = t.startsWith("-");
+    if (t.startsWith("-") || t.startsWith("+")) {
+      t = t.substring(1);
+    }
+    java.math.BigInteger v;
+    if (t.startsWith("0x")) {
+      v = new java.math.BigInteger(t.substring(2), 16);
+    } else if (t.startsWith("0o")) {
+      v = new java.math.BigInteger(t.substring(2), 8);
+    } else {
+      v = new java.math.BigInteger(t);
+    }
+    return neg ? v.negate() : v;
+  }
+
+  /** Refuses keys of this mapping that are not in {@code allowed}, naming the key and its line. */
+  public void requireKnownKeys(Set<String> allowed) {
+    for (Map.Entry<String, YamlNode> e : asMap().entrySet()) {
+      if (!allowed.contains(e.getKey())) {
+        YamlNode v = e.getValue();
+        throw new ConfigException(
+            file
+                + ":"
+                + v.line
+                + ": "
+                + display(path)
+                + ": unknown key \""
+                + e.getKey()
+                + "\""
+                + suggestion(e.getKey(), allowed));
+      }
+    }
+  }
+
+  private static String suggestion(String key, Set<String> allowed) {
+    String best = null;
+    int bestDist = Integer.MAX_VALUE;
+    for (String a : allowed) {
+      int d = editDistance(key.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
+      if (d < bestDist) {
+        bestDist = d;
+        best = a;
+      }
+    }
+    if (best != null && bestDist <= Math.max(2, key.length() / 4)) {
+      return " (did you mean \"" + best + "\"?)";
+    }
+    List<String> sorted = new ArrayList<>(allowed);
+    Collections.sort(sorted);
+    return " (known keys: " + String.join(", ", sorted) + ")";
+  }
+
+  private static int editDistance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+
+  /** A short description of the node's shape and value for messages. */
+  public String describe() {
+    switch (kind) {
+      case MAP:
+        return "a mapping";
+      case SEQ:
+        return "a list";
+      case NULL:
+        return "null";
+      default:
+        String shown = scalar.length() > 60 ? scalar.substring(0, 60) + "..." : scalar;
+        return (Tag.STR.equals(tag) ? "\"" + shown + "\"" : shown);
+    }
+  }
+
+  /** Converts the node to a Jackson tree (for binding Kubernetes objects), typing scalars as YAML resolved them. */
+  public JsonNode toJson() {
+    return toJson(this, JsonNodeFactory.instance);
+  }
+
+  private static JsonNode toJson(YamlNode n, JsonNodeFactory f) {
+    switch (n.kind) {
+      case MAP:
+        ObjectNode o = f.objectNode();
+        n.map.forEach((k, v) -> o.set(k, toJson(v, f)));
+        return o;
+      case SEQ:
+        ArrayNode a = f.arrayNode();
+        n.seq.forEach(v -> a.add(toJson(v, f)));
+        return a;
+      case NULL:
+        return f.nullNode();
+      default:
+        if (Tag.INT.equals(n.tag)) {
+          try {
+            return f.numberNode(parseYamlInt(n.scalar));
+          } catch (NumberFormatException e) {
+            return f.textNode(n.scalar);
+          }
+        }
+        if (Tag.FLOAT.equals(n.tag)) {
+          try {
+            return f.numberNode(new java.math.BigDecimal(n.scalar.replace("_", "")));
+          } catch (NumberFormatException e) {
+            return f.textNode(n.scalar);
+          }
+        }
+        if (Tag.BOOL.equals(n.tag)) {
+          return f.booleanNode(Boolean.parseBoolean(n.scalar.toLowerCase(java.util.Locale.ROOT)));
+        }
+        return f.textNode(n.scalar);
+    }
+  }
+
+  /**
+   * Finds the node at a Jackson-style path below this node ({@code a.b[2].c}) to report where a binding error
+   * occurred; returns the deepest node found.
+   */
+  public YamlNode locate(List<Object> pathElements) {
+    YamlNode cur = this;
+    for (Object el : pathElements) {
+      YamlNode next = null;
+      if (el instanceof Integer i && cur.kind == Kind.SEQ && i >= 0 && i < cur.seq.size()) {
+        next = cur.seq.get(i);
+      } else if (el instanceof String s && cur.kind == Kind.MAP) {
+        next = cur.map.get(s);
+      }
+      if (next == null) {
+        break;
+      }
+      cur = next;
+    }
+    return cur;
+  }
+
+  /** Maps each child of a mapping through {@code f}, keeping order. */
+  public <T> Map<String, T> mapValues(Function<YamlNode, T> f) {
+    Map<String, T> out = new LinkedHashMap<>();
+    asMapOrEmpty().forEach((k, v) -> out.put(k, f.apply(v)));
+    return out;
+  }
+}

@@ -1,0 +1,173 @@
+package dev.evictd.engine;
+
+import dev.evictd.api.ContainerUsage;
+import dev.evictd.api.PodFact;
+import dev.evictd.api.PodResources;
+import dev.evictd.api.PodStats;
+import dev.evictd.api.Quantity;
+import dev.evictd.api.ReclaimTarget;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The kubelet's eviction messages and event annotations, word for word. Rules call these to word their decisions;
+ * a rule set may word its own.
+ */
+public final class EvictionMessages {
+  /** The annotation listing the containers that used more than they requested. */
+  public static final String OFFENDING_CONTAINERS = "offending_containers";
+  /** The annotation listing those containers' usage. */
+  public static final String OFFENDING_CONTAINERS_USAGE = "offending_containers_usage";
+  /** The annotation naming the pod when pod-level resources are set. */
+  public static final String OFFENDING_POD = "offending_pod";
+  /** The annotation with the pod's usage when pod-level resources are set. */
+  public static final String OFFENDING_POD_USAGE = "offending_pod_usage";
+  /** The annotation naming the starved resource. */
+  public static final String STARVED_RESOURCE = "starved_resource";
+
+  private EvictionMessages() {}
+
+  /** A message and the event annotations that go with it. */
+  public record Message(String text, Map<String, String> annotations) {}
+
+  /**
+   * The message for an eviction under resource pressure: the starved resource, the threshold and the available
+   * amount, then each container whose usage exceeds its request (memory: working set; ephemeral-storage: rootfs +
+   * logs). Pods without statistics get the first part and no annotations.
+   */
+  public static Message pressure(ReclaimTarget target, PodFact pod, PodStats stats) {
+    String resource = target.resource();
+    StringBuilder msg = new StringBuilder("The node was low on resource: " + resource + ". ");
+    msg.append("Threshold quantity: ")
+        .append(target.quantity())
+        .append(", available: ")
+        .append(target.available())
+        .append(". ");
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (stats == null) {
+      return new Message(msg.toString(), annotations);
+    }
+    Pod p = pod.pod();
+    if ("memory".equals(resource)
+        && PodResources.isPodLevelResourcesSet(p)
+        && stats.raw() != null
+        && stats.raw().memory() != null) {
+      Quantity podRequest = podLevelRequest(p, resource);
+      if (podRequest != null) {
+        Quantity usage = Quantity.of(wsOrZero(stats.raw().memory().workingSetBytes()), Quantity.Format.BINARY_SI);
+        msg.append("Pod ")
+            .append(pod.name())
+            .append(" was using ")
+            .append(usage)
+            .append(", request is ")
+            .append(podRequest)
+            .append(", has larger consumption of ")
+            .append(resource)
+            .append(". ");
+        annotations.put(OFFENDING_POD, pod.name());
+        annotations.put(OFFENDING_POD_USAGE, usage.toString());
+      }
+    }
+    List<Container> containers = new ArrayList<>();
+    if (p.getSpec() != null) {
+      if (p.getSpec().getContainers() != null) {
+        containers.addAll(p.getSpec().getContainers());
+      }
+      if (p.getSpec().getInitContainers() != null) {
+        containers.addAll(p.getSpec().getInitContainers());
+      }
+    }
+    List<String> exceeded = new ArrayList<>();
+    List<String> usages = new ArrayList<>();
+    for (ContainerUsage cs : stats.containers()) {
+      for (Container c : containers) {
+        if (c.getName() != null && c.getName().equals(cs.name())) {
+          Quantity request = PodResources.containerRequest(c, resource);
+          Quantity usage = null;
+          if ("ephemeral-storage".equals(resource)) {
+            if (cs.rootfsUsedBytes() != null && cs.logsUsedBytes() != null) {
+              usage = Quantity.of(cs.rootfsUsedBytes() + cs.logsUsedBytes(), Quantity.Format.BINARY_SI);
+            }
+          } else if ("memory".equals(resource)) {
+            if (cs.memoryWorkingSetBytes() != null) {
+              usage = Quantity.of(cs.memoryWorkingSetBytes(), Quantity.Format.BINARY_SI);
+            }
+          }
+          if (usage != null && usage.compareTo(request) > 0) {
+            msg.append("Container ")
+                .append(c.getName())
+                .append(" was using ")
+                .append(usage)
+                .append(", request is ")
+                .append(request)
+                .append(", has larger consumption of ")
+                .append(resource)
+                .append(". ");
+            exceeded.add(c.getName());
+            usages.add(usage.toString());
+          }
+          break;
+        }
+      }
+    }
+    annotations.put(OFFENDING_CONTAINERS, String.join(",", exceeded));
+    annotations.put(OFFENDING_CONTAINERS_USAGE, String.join(",", usages));
+    annotations.put(STARVED_RESOURCE, resource);
+    return new Message(msg.toString(), annotations);
+  }
+
+  private static Quantity podLevelRequest(Pod p, String resource) {
+    var res = p.getSpec() == null ? null : p.getSpec().getResources();
+    if (res == null || res.getRequests() == null || !res.getRequests().containsKey(resource)) {
+      return null;
+    }
+    io.fabric8.kubernetes.api.model.Quantity q = res.getRequests().get(resource);
+    return Quantity.parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));
+  }
+
+  private static long wsOrZero(Long v) {
+    return v == null ? 0 : v;
+  }
+
+  /** "Usage of EmptyDir volume "NAME" exceeds the limit "LIMIT". " */
+  public static String emptyDirLimit(String volume, Quantity limit) {
+    return "Usage of EmptyDir volume " + goQuote(volume) + " exceeds the limit " + goQuote(limit.toString()) + ". ";
+  }
+
+  /** "Pod ephemeral local storage usage exceeds the total limit of containers LIMIT. " */
+  public static String podEphemeralStorageLimit(Quantity limit) {
+    return "Pod ephemeral local storage usage exceeds the total limit of containers " + limit + ". ";
+  }
+
+  /** "Container NAME exceeded its local ephemeral storage limit "LIMIT". " */
+  public static String containerEphemeralStorageLimit(String container, Quantity limit) {
+    return "Container " + container + " exceeded its local ephemeral storage limit " + goQuote(limit.toString()) + ". ";
+  }
+
+  /** Go's %q for the plain strings these messages quote. */
+  static String goQuote(String s) {
+    StringBuilder sb = new StringBuilder("\"");
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\t' -> sb.append("\\t");
+        case '\r' -> sb.append("\\r");
+        default -> {
+          if (c < 0x20 || c == 0x7f) {
+            sb.append(String.format("\\x%02x", (int) c));
+          } else {
+            sb.append(c);
+          }
+        }
+      }
+    }
+    return sb.append('"').toString();
+  }
+}

@@ -1,0 +1,631 @@
+package dev.evictd.engine;
+
+import dev.evictd.api.ActionableThreshold;
+import dev.evictd.api.EvictionConfig;
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionExempt;
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.GracePeriodMet;
+import dev.evictd.api.NodeCondition;
+import dev.evictd.api.NodeConditionType;
+import dev.evictd.api.Observation;
+import dev.evictd.api.PerSyncFact;
+import dev.evictd.api.PodFact;
+import dev.evictd.api.PodStats;
+import dev.evictd.api.RankKey;
+import dev.evictd.api.Ranking;
+import dev.evictd.api.ReclaimAction;
+import dev.evictd.api.ReclaimObservation;
+import dev.evictd.api.ReclaimRequest;
+import dev.evictd.api.ReclaimResolved;
+import dev.evictd.api.ReclaimTarget;
+import dev.evictd.api.Signal;
+import dev.evictd.api.SyncClock;
+import dev.evictd.api.Threshold;
+import dev.evictd.api.ThresholdActive;
+import dev.evictd.api.ThresholdMet;
+import dev.evictd.api.ThresholdState;
+import dev.evictd.api.ThresholdUnresolved;
+import dev.evictd.stats.Summary;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.kie.api.event.rule.AfterMatchFiredEvent;
+import org.kie.api.event.rule.BeforeMatchFiredEvent;
+import org.kie.api.event.rule.DefaultAgendaEventListener;
+import org.kie.api.event.rule.ObjectDeletedEvent;
+import org.kie.api.event.rule.ObjectInsertedEvent;
+import org.kie.api.event.rule.ObjectUpdatedEvent;
+import org.kie.api.event.rule.RuleRuntimeEventListener;
+import org.kie.api.runtime.KieSession;
+import org.kie.api.runtime.rule.FactHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The eviction planner: one long-lived Drools session per node. Each {@link #sync} updates the input facts in
+ * place (clock, observations, pods and their statistics), fires the rule phases in order, runs node-level reclaim
+ * when the rules ask for it, sorts the pods by the rank keys the rules computed, and returns the plan. State the
+ * kubelet keeps between syncs lives in the session as facts.
+ */
+public final class Planner implements AutoCloseable {
+  /** The rule phases (agenda groups), in firing order. */
+  public static final List<String> PHASES =
+      List.of(
+          "observe",
+          "track",
+          "grace",
+          "local-storage",
+          "select",
+          "reclaim-check",
+          "rank",
+          "decide",
+          "commit");
+
+  private static final Logger LOG = LoggerFactory.getLogger(Planner.class);
+  private static final int TRACE_LIMIT_PER_RULE = 20;
+
+  private final EvictionConfig config;
+  private final RuleSet rules;
+  private final KieSession session;
+  private final FactHandle clockHandle;
+  private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
+  private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
+  private final Map<String, PodEntry> pods = new HashMap<>();
+  private final List<FactHandle> perSyncHandles = new ArrayList<>();
+  private final List<Object> perSyncFacts = new ArrayList<>();
+  private final Map<String, List<String>> exemptions = new HashMap<>();
+  private final Map<Object, Firing> producedBy = new IdentityHashMap<>();
+  private final List<Firing> firings = new ArrayList<>();
+  private final long maxFiringsBase;
+  private long seq;
+  private String phase = "";
+  private Firing currentFiring;
+  private boolean closed;
+
+  /** One firing of a rule in the current sync. */
+  private record Firing(String phase, String rule, List<Object> matched, List<Object> produced) {}
+
+  /** What the planner holds for one active pod. */
+  private static final class PodEntry {
+    Pod pod;
+    PodFact fact;
+    FactHandle factHandle;
+    Summary.PodStats rawStats;
+    PodStats stats;
+    FactHandle statsHandle;
+  }
+
+  /** Creates the planner's session for a node's configuration. */
+  public Planner(RuleSet rules, EvictionConfig config) {
+    this(rules, config, 200_000);
+  }
+
+  /**
+   * Creates the planner's session.
+   *
+   * @param maxFiringsBase rule firings allowed per sync on top of a per-pod allowance; a sync past it fails
+   */
+  public Planner(RuleSet rules, EvictionConfig config, long maxFiringsBase) {
+    this.rules = rules;
+    this.config = config;
+    this.maxFiringsBase = maxFiringsBase;
+    this.session = rules.kieBase().newKieSession();
+    session.addEventListener(new Listener());
+    session.addEventListener(new Tracer());
+    session.insert(config);
+    for (Threshold t : config.thresholds()) {
+      session.insert(t);
+    }
+    clockHandle = session.insert(new SyncClock(0, Instant.EPOCH));
+  }
+
+  /** The configuration the planner was built for. */
+  public EvictionConfig config() {
+    return config;
+  }
+
+  /** The rule set in use. */
+  public RuleSet rules() {
+    return rules;
+  }
+
+  /** Runs one sync: observes, decides and returns the plan. Never throws for a rule failure: the plan carries it. */
+  public synchronized EvictionPlan sync(Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks) {
+    if (closed) {
+      throw new IllegalStateException("planner is closed");
+    }
+    seq++;
+    List<String> warnings = new ArrayList<>();
+    clearPerSync();
+    session.update(clockHandle, new SyncClock(seq, now));
+    updateObservations(Observations.of(summary));
+    updatePods(activePods, summary, warnings);
+
+    long budget = maxFiringsBase + 50L * pods.size();
+    List<ReclaimAction> reclaimed = new ArrayList<>();
+    String failure = null;
+    try {
+      budget = fire(List.of("observe", "track", "grace", "local-storage", "select"), budget);
+      List<ReclaimRequest> requests = factsOf(ReclaimRequest.class);
+      if (!requests.isEmpty()) {
+        requests.sort(Comparator.comparingInt(ReclaimRequest::position));
+        for (ReclaimRequest r : requests) {
+          if (!hooks.reclaim(r.action())) {
+            warnings.add("node-level reclaim of " + r.action() + " failed");
+          }
+          reclaimed.add(r.action());
+        }
+        Summary after = null;
+        try {
+          after = hooks.summaryAfterReclaim();
+        } catch (RuntimeException e) {
+          warnings.add("cannot read statistics after reclaim: " + e.getMessage());
+        }
+        if (after != null) {
+          for (Observation o : Observations.of(after).values()) {
+            insertPerSync(new ReclaimObservation(o.signal(), o.available(), o.capacity()));
+          }
+          budget = fire(List.of("reclaim-check"), budget);
+        } else {
+          warnings.add("no statistics after reclaim: pods are evicted as if reclaim freed nothing");
+        }
+      }
+      budget = fire(List.of("rank"), budget);
+      rank(warnings);
+      budget = fire(List.of("decide", "commit"), budget);
+    } catch (RuleFailure e) {
+      failure = e.getMessage();
+      session.getAgenda().clear();
+      LOG.warn("sync {} failed: {}", seq, failure);
+    }
+    return buildPlan(now, reclaimed, warnings, failure);
+  }
+
+  /** Thrown when a rule fails during a sync. */
+  private static final class RuleFailure extends RuntimeException {
+    RuleFailure(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private long fire(List<String> phases, long budget) {
+    for (String p : phases) {
+      phase = p;
+      session.getAgenda().getAgendaGroup(p).setFocus();
+      int fired;
+      try {
+        fired = session.fireAllRules((int) Math.min(Integer.MAX_VALUE, budget + 1));
+      } catch (org.kie.api.runtime.rule.ConsequenceException e) {
+        String rule = e.getMatch() == null ? "?" : e.getMatch().getRule().getName();
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        throw new RuleFailure(
+            "rule \"" + rule + "\" failed in phase " + p + ": " + describe(cause));
+      } catch (RuntimeException | StackOverflowError e) {
+        String rule = currentFiring == null ? null : currentFiring.rule();
+        throw new RuleFailure(
+            (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
+                + " in phase "
+                + p
+                + ": "
+                + describe(e));
+      }
+      budget -= fired;
+      if (budget < 0) {
+        String rule = currentFiring == null ? "?" : currentFiring.rule();
+        throw new RuleFailure(
+            "too many rule firings in one sync (limit reached in phase "
+                + p
+                + ", last rule \""
+                + rule
+                + "\"): a rule may be looping");
+      }
+    }
+    phase = "";
+    return budget;
+  }
+
+  private static String describe(Throwable t) {
+    String m = t.getMessage();
+    return t.getClass().getSimpleName() + (m == null ? "" : ": " + m.lines().findFirst().orElse(""));
+  }
+
+  private void clearPerSync() {
+    for (FactHandle h : perSyncHandles) {
+      if (session.getObject(h) != null) {
+        session.delete(h);
+      }
+    }
+    perSyncHandles.clear();
+    perSyncFacts.clear();
+    producedBy.clear();
+    firings.clear();
+    currentFiring = null;
+  }
+
+  private void insertPerSync(Object o) {
+    session.insert(o);
+  }
+
+  private void updateObservations(Map<Signal, Observation> now) {
+    for (Signal s : Signal.values()) {
+      Observation o = now.get(s);
+      FactHandle h = observationHandles.get(s);
+      if (o == null) {
+        if (h != null) {
+          session.delete(h);
+          observationHandles.remove(s);
+          observations.remove(s);
+        }
+      } else if (h == null) {
+        observationHandles.put(s, session.insert(o));
+        observations.put(s, o);
+      } else if (!o.equals(observations.get(s))) {
+        session.update(h, o);
+        observations.put(s, o);
+      } else {
+        // Same statistics as last sync: still re-evaluated, since rules join the clock.
+        session.update(h, o);
+      }
+    }
+  }
+
+  private void updatePods(List<Pod> activePods, Summary summary, List<String> warnings) {
+    Map<String, Summary.PodStats> statsByUid = new HashMap<>();
+    if (summary != null) {
+      for (Summary.PodStats ps : summary.pods()) {
+        if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
+          statsByUid.putIfAbsent(ps.podRef().uid(), ps);
+        }
+      }
+    }
+    Set<String> seen = new LinkedHashSet<>();
+    int position = 0;
+    for (Pod pod : activePods) {
+      String uid = PodFacts.uid(pod);
+      if (!seen.add(uid)) {
+        warnings.add("pod " + PodFacts.namespace(pod) + "/" + PodFacts.name(pod) + ": duplicate uid " + uid + " ignored");
+        continue;
+      }
+      PodEntry e = pods.get(uid);
+      if (e == null) {
+        e = new PodEntry();
+        e.pod = pod;
+        e.fact = PodFacts.of(pod, position);
+        e.factHandle = session.insert(e.fact);
+        pods.put(uid, e);
+      } else if (e.pod != pod && !e.pod.equals(pod)) {
+        e.pod = pod;
+        e.fact = PodFacts.of(pod, position);
+        session.update(e.factHandle, e.fact);
+        e.rawStats = null; // local volumes may have changed: rebuild the statistics fact
+      } else {
+        e.pod = pod;
+        if (e.fact.position() != position) {
+          e.fact = e.fact.withPosition(position);
+          session.update(e.factHandle, e.fact);
+        }
+      }
+      Summary.PodStats raw = statsByUid.get(uid);
+      if (raw == null) {
+        if (e.statsHandle != null) {
+          session.delete(e.statsHandle);
+          e.statsHandle = null;
+          e.stats = null;
+          e.rawStats = null;
+        }
+      } else if (e.rawStats == null || !e.rawStats.equals(raw)) {
+        e.rawStats = raw;
+        e.stats = PodFacts.stats(e.fact, raw);
+        if (e.statsHandle == null) {
+          e.statsHandle = session.insert(e.stats);
+        } else {
+          session.update(e.statsHandle, e.stats);
+        }
+      }
+      position++;
+    }
+    var it = pods.entrySet().iterator();
+    while (it.hasNext()) {
+      var en = it.next();
+      if (!seen.contains(en.getKey())) {
+        PodEntry e = en.getValue();
+        session.delete(e.factHandle);
+        if (e.statsHandle != null) {
+          session.delete(e.statsHandle);
+        }
+        it.remove();
+      }
+    }
+  }
+
+  private void rank(List<String> warnings) {
+    List<ReclaimTarget> targets = factsOf(ReclaimTarget.class);
+    if (targets.isEmpty()) {
+      return;
+    }
+    Signal signal = targets.get(0).signal();
+    Map<String, RankKey> keys = new LinkedHashMap<>();
+    for (RankKey k : factsOf(RankKey.class)) {
+      if (k.signal() != signal || !pods.containsKey(k.uid())) {
+        continue;
+      }
+      if (keys.putIfAbsent(k.uid(), k) != null) {
+        warnings.add("pod " + pods.get(k.uid()).fact.key() + " has more than one rank key; the first is used");
+      }
+    }
+    if (keys.isEmpty()) {
+      return;
+    }
+    List<RankKey> order = new ArrayList<>(keys.values());
+    order.sort(Comparator.naturalOrder());
+    insertPerSync(new Ranking(signal, order, exemptions.keySet()));
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> List<T> factsOf(Class<T> type) {
+    List<T> out = new ArrayList<>();
+    for (Object o : perSyncFacts) {
+      if (type.isInstance(o)) {
+        out.add((T) o);
+      }
+    }
+    return out;
+  }
+
+  private EvictionPlan buildPlan(
+      Instant now, List<ReclaimAction> reclaimed, List<String> warnings, String failure) {
+    Set<Threshold> met = new java.util.HashSet<>();
+    Map<Threshold, ThresholdMet> metFacts = new HashMap<>();
+    for (ThresholdMet m : factsOf(ThresholdMet.class)) {
+      metFacts.put(m.threshold(), m);
+    }
+    Set<Threshold> unresolved = new java.util.HashSet<>();
+    factsOf(ThresholdUnresolved.class).forEach(u -> unresolved.add(u.threshold()));
+    Set<Threshold> active = new java.util.HashSet<>();
+    factsOf(ThresholdActive.class).forEach(a -> active.add(a.threshold()));
+    Set<Threshold> graceMet = new java.util.HashSet<>();
+    factsOf(GracePeriodMet.class).forEach(g -> graceMet.add(g.threshold()));
+    Set<Threshold> actionable = new java.util.HashSet<>();
+    factsOf(ActionableThreshold.class).forEach(a -> actionable.add(a.threshold()));
+    Map<Threshold, Instant> first = new HashMap<>();
+    for (Object o : session.getObjects(o -> o instanceof ThresholdState)) {
+      ThresholdState st = (ThresholdState) o;
+      first.put(st.getThreshold(), st.getFirstObservedAt());
+    }
+    met.addAll(metFacts.keySet());
+    List<EvictionPlan.ThresholdStatus> statuses = new ArrayList<>();
+    for (Threshold t : config.thresholds()) {
+      Observation o = observations.get(t.signal());
+      statuses.add(
+          new EvictionPlan.ThresholdStatus(
+              t,
+              o == null ? null : t.quantity(o.capacity()),
+              o == null ? null : o.available(),
+              met.contains(t),
+              unresolved.contains(t),
+              active.contains(t),
+              first.get(t),
+              graceMet.contains(t),
+              actionable.contains(t)));
+    }
+    List<NodeConditionType> conditions =
+        factsOf(NodeCondition.class).stream().map(NodeCondition::type).distinct().sorted().toList();
+    List<ReclaimTarget> targets = factsOf(ReclaimTarget.class);
+    Signal signal = targets.isEmpty() ? null : targets.get(0).signal();
+    if (targets.size() > 1) {
+      warnings.add("rules selected " + targets.size() + " thresholds to reclaim; the first is reported");
+    }
+    List<EvictionPlan.RankedPod> ranking = new ArrayList<>();
+    List<Ranking> rankings = factsOf(Ranking.class);
+    if (!rankings.isEmpty()) {
+      for (RankKey k : rankings.get(0).order()) {
+        PodEntry e = pods.get(k.uid());
+        List<String> reasons = exemptions.get(k.uid());
+        ranking.add(
+            new EvictionPlan.RankedPod(
+                e.fact.ref(), k.components(), reasons == null ? null : String.join(", ", reasons)));
+      }
+    }
+    List<EvictionDecision> decisions = new ArrayList<>();
+    if (failure == null) {
+      List<EvictionDecision> raw = factsOf(EvictionDecision.class);
+      Map<String, Integer> positions = new HashMap<>();
+      for (EvictionDecision d : raw) {
+        PodEntry e = pods.get(d.pod().uid());
+        positions.put(d.pod().uid(), e == null ? Integer.MAX_VALUE : e.fact.position());
+      }
+      List<EvictionDecision> sorted = new ArrayList<>(raw);
+      sorted.sort(
+          Comparator.comparing((EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
+              .thenComparing(d -> positions.get(d.pod().uid())));
+      Set<String> decided = new java.util.HashSet<>();
+      for (EvictionDecision d : sorted) {
+        if (!decided.add(d.pod().uid())) {
+          warnings.add("pod " + d.pod() + " was decided more than once; the first decision is kept");
+          continue;
+        }
+        if (exemptions.containsKey(d.pod().uid())) {
+          warnings.add(
+              "a rule decided to evict exempt pod "
+                  + d.pod()
+                  + " ("
+                  + String.join(", ", exemptions.get(d.pod().uid()))
+                  + "); the decision is dropped");
+          continue;
+        }
+        decisions.add(
+            new EvictionDecision(
+                d.pod(),
+                d.kind(),
+                d.signal(),
+                d.gracePeriodSeconds(),
+                d.message(),
+                d.annotations(),
+                d.method(),
+                provenance(d)));
+      }
+    }
+    return new EvictionPlan(
+        seq,
+        now,
+        new ArrayList<>(observations.values()),
+        statuses,
+        conditions,
+        signal,
+        reclaimed,
+        !factsOf(ReclaimResolved.class).isEmpty(),
+        ranking,
+        decisions,
+        traceOf(),
+        warnings,
+        failure);
+  }
+
+  /** The rules that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  private List<String> provenance(Object fact) {
+    Set<String> out = new LinkedHashSet<>();
+    java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
+    Set<Object> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    todo.add(fact);
+    while (!todo.isEmpty()) {
+      Object o = todo.poll();
+      if (!visited.add(o)) {
+        continue;
+      }
+      Firing f = producedBy.get(o);
+      if (f == null) {
+        continue;
+      }
+      out.add(f.rule());
+      todo.addAll(f.matched());
+    }
+    return new ArrayList<>(out);
+  }
+
+  private List<EvictionPlan.RuleFiring> traceOf() {
+    Map<String, Integer> counts = new HashMap<>();
+    for (Firing f : firings) {
+      counts.merge(f.rule(), 1, Integer::sum);
+    }
+    List<EvictionPlan.RuleFiring> out = new ArrayList<>();
+    Set<String> summarized = new java.util.HashSet<>();
+    for (Firing f : firings) {
+      int n = counts.get(f.rule());
+      if (n > TRACE_LIMIT_PER_RULE) {
+        if (summarized.add(f.rule())) {
+          out.add(new EvictionPlan.RuleFiring(f.phase(), f.rule(), List.of("fired " + n + " times"), List.of()));
+        }
+        continue;
+      }
+      out.add(
+          new EvictionPlan.RuleFiring(
+              f.phase(),
+              f.rule(),
+              f.matched().stream().map(Planner::shortDescription).toList(),
+              f.produced().stream().map(Planner::shortDescription).toList()));
+    }
+    return out;
+  }
+
+  /** A one-line description of a fact for traces. */
+  static String shortDescription(Object o) {
+    if (o instanceof PodFact p) {
+      return "PodFact[" + p.key() + "]";
+    }
+    if (o instanceof PodStats s) {
+      return "PodStats[" + s.uid() + "]";
+    }
+    if (o instanceof Threshold t) {
+      return "Threshold[" + t.id() + "<" + t.value() + "]";
+    }
+    if (o instanceof Ranking r) {
+      return "Ranking[" + r.signal() + ", " + r.order().size() + " pods]";
+    }
+    if (o instanceof EvictionConfig) {
+      return "EvictionConfig";
+    }
+    String s = String.valueOf(o);
+    return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      session.dispose();
+    }
+  }
+
+  /** Tracks per-sync facts (to retract them next sync), exemptions, and which firing produced each fact. */
+  private final class Listener implements RuleRuntimeEventListener {
+    @Override
+    public void objectInserted(ObjectInsertedEvent event) {
+      Object o = event.getObject();
+      if (o instanceof PerSyncFact) {
+        perSyncHandles.add(event.getFactHandle());
+        perSyncFacts.add(o);
+      } else if (o instanceof EvictionExempt x) {
+        exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
+      }
+      if (currentFiring != null) {
+        currentFiring.produced().add(o);
+        producedBy.put(o, currentFiring);
+      }
+    }
+
+    @Override
+    public void objectUpdated(ObjectUpdatedEvent event) {
+      Object old = event.getOldObject();
+      Object o = event.getObject();
+      if (old instanceof PerSyncFact && old != o) {
+        perSyncFacts.remove(old);
+        perSyncFacts.add(o);
+      }
+    }
+
+    @Override
+    public void objectDeleted(ObjectDeletedEvent event) {
+      Object o = event.getOldObject();
+      if (o instanceof EvictionExempt x) {
+        List<String> l = exemptions.get(x.uid());
+        if (l != null) {
+          l.remove(x.reason());
+          if (l.isEmpty()) {
+            exemptions.remove(x.uid());
+          }
+        }
+      } else if (o instanceof PerSyncFact && !phase.isEmpty()) {
+        perSyncFacts.remove(o);
+      }
+    }
+  }
+
+  /** Records rule firings for the plan's trace and the decisions' provenance. */
+  private final class Tracer extends DefaultAgendaEventListener {
+    @Override
+    public void beforeMatchFired(BeforeMatchFiredEvent event) {
+      currentFiring =
+          new Firing(
+              phase,
+              event.getMatch().getRule().getName(),
+              new ArrayList<>(event.getMatch().getObjects()),
+              new ArrayList<>());
+      firings.add(currentFiring);
+    }
+
+    @Override
+    public void afterMatchFired(AfterMatchFiredEvent event) {
+      currentFiring = null;
+    }
+  }
+}

@@ -1,0 +1,186 @@
+package dev.evictd.engine;
+
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.ContainerUsage;
+import dev.evictd.api.PodFact;
+import dev.evictd.api.PodOwner;
+import dev.evictd.api.PodResources;
+import dev.evictd.api.PodStats;
+import dev.evictd.api.Quantity;
+import dev.evictd.api.VolumeLimit;
+import dev.evictd.stats.Summary;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Builds pod facts from pod objects and their statistics. */
+public final class PodFacts {
+  private PodFacts() {}
+
+  /** The namespace of a pod ("default" when unset). */
+  public static String namespace(Pod pod) {
+    String ns = pod.getMetadata() == null ? null : pod.getMetadata().getNamespace();
+    return ns == null || ns.isEmpty() ? "default" : ns;
+  }
+
+  /** The uid of a pod ({@code namespace/name} when unset). */
+  public static String uid(Pod pod) {
+    String uid = pod.getMetadata() == null ? null : pod.getMetadata().getUid();
+    return uid == null || uid.isEmpty() ? namespace(pod) + "/" + name(pod) : uid;
+  }
+
+  /** The name of a pod; refuses a pod without one. */
+  public static String name(Pod pod) {
+    String name = pod.getMetadata() == null ? null : pod.getMetadata().getName();
+    if (name == null || name.isEmpty()) {
+      throw new ConfigException("pod without metadata.name");
+    }
+    return name;
+  }
+
+  /** The fact for a pod at {@code position} of the active list. */
+  public static PodFact of(Pod pod, int position) {
+    String ns = namespace(pod);
+    String name = name(pod);
+    String uid = uid(pod);
+    var spec = pod.getSpec();
+    List<VolumeLimit> emptyDirLimits = new ArrayList<>();
+    if (spec != null && spec.getVolumes() != null) {
+      for (Volume v : spec.getVolumes()) {
+        if (v.getEmptyDir() != null && v.getEmptyDir().getSizeLimit() != null) {
+          Quantity limit = parse(v.getEmptyDir().getSizeLimit(), ns, name, "volume " + v.getName() + ": emptyDir.sizeLimit");
+          if (limit.sign() > 0) {
+            emptyDirLimits.add(new VolumeLimit(v.getName(), limit));
+          }
+        }
+      }
+    }
+    Map<String, Quantity> containerLimits = new LinkedHashMap<>();
+    if (spec != null && spec.getContainers() != null) {
+      for (Container c : spec.getContainers()) {
+        Quantity l = PodResources.containerLimit(c, "ephemeral-storage");
+        if (l != null && l.value() != 0) {
+          containerLimits.put(c.getName(), l);
+        }
+      }
+    }
+    Map<String, Quantity> podLimits = PodResources.podLimits(pod);
+    List<PodOwner> owners = new ArrayList<>();
+    if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
+      for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
+        owners.add(
+            new PodOwner(o.getKind(), o.getName(), o.getUid(), Boolean.TRUE.equals(o.getController())));
+      }
+    }
+    Map<String, String> labels =
+        pod.getMetadata() == null || pod.getMetadata().getLabels() == null
+            ? Map.of()
+            : Map.copyOf(pod.getMetadata().getLabels());
+    return new PodFact(
+        uid,
+        ns,
+        name,
+        position,
+        PodResources.priority(pod),
+        PodResources.isStatic(pod),
+        PodResources.isMirror(pod),
+        PodResources.isCritical(pod),
+        PodResources.qosClass(pod),
+        PodResources.requestQuantity(pod, "memory"),
+        PodResources.requestQuantity(pod, "ephemeral-storage"),
+        PodResources.requestQuantity(pod, "inodes"),
+        spec == null ? null : spec.getTerminationGracePeriodSeconds(),
+        List.copyOf(PodResources.localVolumeNames(pod)),
+        List.copyOf(emptyDirLimits),
+        podLimits.get("ephemeral-storage"),
+        java.util.Collections.unmodifiableMap(containerLimits),
+        labels,
+        List.copyOf(owners),
+        pod);
+  }
+
+  private static Quantity parse(
+      io.fabric8.kubernetes.api.model.Quantity q, String ns, String name, String field) {
+    String text = q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
+    try {
+      return Quantity.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "pod " + ns + "/" + name + ": " + field + ": not a quantity: \"" + text + "\"");
+    }
+  }
+
+  /** The statistics fact of a pod from its summary entry. */
+  public static PodStats stats(PodFact pod, Summary.PodStats s) {
+    long rootfs = 0;
+    long rootfsInodes = 0;
+    long logs = 0;
+    long logsInodes = 0;
+    List<ContainerUsage> containers = new ArrayList<>(s.containers().size());
+    for (Summary.ContainerStats c : s.containers()) {
+      if (c == null) {
+        continue;
+      }
+      rootfs += used(c.rootfs());
+      rootfsInodes += inodes(c.rootfs());
+      logs += used(c.logs());
+      logsInodes += inodes(c.logs());
+      containers.add(
+          new ContainerUsage(
+              c.name(),
+              c.memory() == null ? null : c.memory().workingSetBytes(),
+              c.rootfs() == null ? null : c.rootfs().usedBytes(),
+              c.logs() == null ? null : c.logs().usedBytes()));
+    }
+    Map<String, Long> volumeUsed = new LinkedHashMap<>();
+    for (Summary.VolumeStats v : s.volumes()) {
+      if (v != null && v.name() != null && v.usedBytes() != null) {
+        volumeUsed.putIfAbsent(v.name(), v.usedBytes());
+      }
+    }
+    long volBytes = 0;
+    long volInodes = 0;
+    for (String name : pod.localVolumes()) {
+      for (Summary.VolumeStats v : s.volumes()) {
+        if (v != null && name.equals(v.name())) {
+          volBytes += v.usedBytes() == null ? 0 : v.usedBytes();
+          volInodes += v.inodesUsed() == null ? 0 : v.inodesUsed();
+          break;
+        }
+      }
+    }
+    long ws = s.memory() == null || s.memory().workingSetBytes() == null ? 0 : s.memory().workingSetBytes();
+    long procs =
+        s.processStats() == null || s.processStats().processCount() == null
+            ? 0
+            : s.processStats().processCount();
+    Long eph = s.ephemeralStorage() == null ? null : s.ephemeralStorage().usedBytes();
+    return new PodStats(
+        pod.uid(),
+        ws,
+        procs,
+        rootfs,
+        rootfsInodes,
+        logs,
+        logsInodes,
+        volBytes,
+        volInodes,
+        eph,
+        java.util.Collections.unmodifiableMap(volumeUsed),
+        List.copyOf(containers),
+        s);
+  }
+
+  private static long used(Summary.FsStats fs) {
+    return fs == null || fs.usedBytes() == null ? 0 : fs.usedBytes();
+  }
+
+  private static long inodes(Summary.FsStats fs) {
+    return fs == null || fs.inodesUsed() == null ? 0 : fs.inodesUsed();
+  }
+}

@@ -1,0 +1,198 @@
+package dev.evictd.engine;
+
+import dev.evictd.api.RulesException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.kie.api.KieBase;
+import org.kie.api.KieServices;
+import org.kie.api.builder.KieBuilder;
+import org.kie.api.builder.KieFileSystem;
+import org.kie.api.builder.Message;
+import org.kie.api.builder.ReleaseId;
+import org.kie.api.runtime.KieContainer;
+
+/** Compiles DRL rule sets at runtime: a directory given by the operator, or the default rules packaged with evictd. */
+public final class RuleCompiler {
+  /** Where the packaged copy of {@code rules/} lives on the classpath. */
+  public static final String DEFAULT_RULES_RESOURCE = "evictd-rules";
+
+  private static final String KIE_PREFIX = "src/main/resources/dev/evictd/rules/";
+  private static final AtomicLong COUNTER = new AtomicLong();
+  private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
+
+  private RuleCompiler() {}
+
+  /** Compiles the rule files of {@code dir} ({@code *.drl}, in name order). */
+  public static RuleSet compile(Path dir) {
+    return compile(dir.toString(), read(dir));
+  }
+
+  /** Compiles the default rules packaged with evictd. */
+  public static RuleSet compileDefault() {
+    return compile("default", readDefault());
+  }
+
+  /** Reads the rule files of a directory. */
+  public static List<RuleSource> read(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      throw new RulesException(dir + ": not a directory of rules");
+    }
+    List<Path> files;
+    try (Stream<Path> s = Files.list(dir)) {
+      files = s.filter(p -> p.getFileName().toString().endsWith(".drl")).sorted().toList();
+    } catch (IOException e) {
+      throw new RulesException(dir + ": cannot list rules: " + e.getMessage());
+    }
+    if (files.isEmpty()) {
+      throw new RulesException(dir + ": no .drl rule files");
+    }
+    List<RuleSource> out = new ArrayList<>();
+    for (Path f : files) {
+      out.add(new RuleSource(f.getFileName().toString(), f.toString(), readText(f)));
+    }
+    return out;
+  }
+
+  /** Reads the default rules from the classpath. */
+  public static List<RuleSource> readDefault() {
+    URL url = RuleCompiler.class.getClassLoader().getResource(DEFAULT_RULES_RESOURCE);
+    if (url == null) {
+      throw new RulesException("the packaged default rules are missing from the classpath");
+    }
+    try {
+      URI uri = url.toURI();
+      if ("jar".equals(uri.getScheme())) {
+        try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
+          List<RuleSource> sources = read(fs.getPath("/" + DEFAULT_RULES_RESOURCE));
+          List<RuleSource> out = new ArrayList<>();
+          for (RuleSource s : sources) {
+            out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
+          }
+          return out;
+        }
+      }
+      List<RuleSource> out = new ArrayList<>();
+      for (RuleSource s : read(Path.of(uri))) {
+        out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
+      }
+      return out;
+    } catch (URISyntaxException | IOException e) {
+      throw new RulesException("cannot read the packaged default rules: " + e.getMessage());
+    }
+  }
+
+  private static String readText(Path f) {
+    try {
+      long size = Files.size(f);
+      if (size > MAX_RULE_FILE_BYTES) {
+        throw new RulesException(f + ": rule file too large (" + size + " bytes)");
+      }
+      byte[] bytes;
+      try (InputStream in = Files.newInputStream(f)) {
+        bytes = in.readAllBytes();
+      }
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw new RulesException(f + ": not a UTF-8 text file");
+    } catch (IOException e) {
+      throw new RulesException(f + ": cannot read: " + e.getMessage());
+    }
+  }
+
+  /** Compiles rule sources; every compile error is reported as {@code file:line:column: message}. */
+  public static RuleSet compile(String source, List<RuleSource> sources) {
+    KieServices ks = KieServices.Factory.get();
+    KieFileSystem kfs = ks.newKieFileSystem();
+    ReleaseId rid = ks.newReleaseId("dev.evictd.rules", "rules" + COUNTER.incrementAndGet(), "1.0.0");
+    kfs.generateAndWritePomXML(rid);
+    for (RuleSource s : sources) {
+      if (s.text().indexOf('\0') >= 0) {
+        throw new RulesException(s.path() + ": not a text file");
+      }
+      kfs.write(KIE_PREFIX + s.name(), s.text());
+    }
+    KieBuilder kb;
+    try {
+      kb = ks.newKieBuilder(kfs).buildAll();
+    } catch (RuntimeException | StackOverflowError e) {
+      throw new RulesException(source + ": rules cannot be compiled: " + e);
+    }
+    List<String> errors = new ArrayList<>();
+    for (Message m : kb.getResults().getMessages(Message.Level.ERROR)) {
+      errors.add(describe(m, sources));
+    }
+    if (!errors.isEmpty()) {
+      ks.getRepository().removeKieModule(rid);
+      throw new RulesException(String.join("\n", errors));
+    }
+    KieBase kbase;
+    try {
+      KieContainer kc = ks.newKieContainer(rid);
+      kbase = kc.getKieBase();
+    } catch (RuntimeException e) {
+      throw new RulesException(source + ": rules cannot be loaded: " + e.getMessage());
+    } finally {
+      ks.getRepository().removeKieModule(rid);
+    }
+    List<String> names = sources.stream().map(RuleSource::name).toList();
+    return new RuleSet(kbase, source, names, sha256(sources));
+  }
+
+  private static String describe(Message m, List<RuleSource> sources) {
+    String path = m.getPath() == null ? "" : m.getPath();
+    String shown = path;
+    if (path.startsWith(KIE_PREFIX)) {
+      String name = path.substring(KIE_PREFIX.length());
+      shown = sources.stream().filter(s -> s.name().equals(name)).map(RuleSource::path).findFirst().orElse(name);
+    }
+    String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
+    StringBuilder sb = new StringBuilder(shown.isEmpty() ? "rules" : shown);
+    if (m.getLine() > 0) {
+      sb.append(':').append(m.getLine());
+      if (m.getColumn() > 0) {
+        sb.append(':').append(m.getColumn());
+      }
+    }
+    return sb.append(": ").append(text).toString();
+  }
+
+  /** SHA-256 over the rule files' names and contents, in load order. */
+  public static String sha256(List<RuleSource> sources) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      for (RuleSource s : sources) {
+        md.update(s.name().getBytes(StandardCharsets.UTF_8));
+        md.update((byte) 0);
+        md.update(s.text().getBytes(StandardCharsets.UTF_8));
+        md.update((byte) 0);
+      }
+      return HexFormat.of().formatHex(md.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
