@@ -36,6 +36,11 @@ public record PodStats(
     List<ContainerUsage> containers,
     dev.evictd.stats.Summary.PodStats raw) {
 
+  /** Whether the pod's total ephemeral storage usage (0 when not reported) is over {@code limit}. */
+  public boolean ephemeralStorageUsedExceeds(Quantity limit) {
+    return limit.compareTo(ephemeralStorageBytes == null ? 0L : ephemeralStorageBytes.longValue()) < 0;
+  }
+
   /** Used bytes of the named volume, or null when not reported. */
   public Long volumeUsed(String volume) {
     return volumeUsedBytes.get(volume);

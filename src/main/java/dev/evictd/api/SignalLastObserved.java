@@ -24,6 +24,11 @@ public final class SignalLastObserved {
     this.time = time;
   }
 
+  /** Whether an observation's statistics are not newer than this previous one (the kubelet would not act on it). */
+  public boolean isOlderThan(Observation o) {
+    return o.isNewerThan(time);
+  }
+
   @Override
   public String toString() {
     return "SignalLastObserved[" + signal + ", " + time + "]";
