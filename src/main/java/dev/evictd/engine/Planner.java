@@ -140,14 +140,32 @@ public final class Planner implements AutoCloseable {
   }
 
   /** Runs one sync: observes, decides and returns the plan. Never throws for a rule failure: the plan carries it. */
-  public synchronized EvictionPlan sync(Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks) {
+  public EvictionPlan sync(Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks) {
+    return sync(now, summary, activePods, hooks, List.of());
+  }
+
+  /**
+   * Runs one sync with extra facts that hold for this sync only: events since the last sync (memcg threshold
+   * crossings, pressure stalls) and observations beyond the summary (PSI averages).
+   */
+  public synchronized EvictionPlan sync(
+      Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks, java.util.Collection<?> facts) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
     }
     seq++;
+    phase = "";
     List<String> warnings = new ArrayList<>();
     clearPerSync();
+    expireAttempts(now);
     session.update(clockHandle, new SyncClock(seq, now));
+    for (Object f : facts) {
+      FactHandle h = session.insert(f);
+      if (!(f instanceof PerSyncFact)) {
+        perSyncHandles.add(h);
+        perSyncFacts.add(f);
+      }
+    }
     updateObservations(Observations.of(summary));
     updatePods(activePods, summary, warnings);
 
@@ -556,6 +574,26 @@ public final class Planner implements AutoCloseable {
     }
     String s = String.valueOf(o);
     return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+  }
+
+  /** How long eviction attempts stay in the session for rules to see. */
+  public static final java.time.Duration ATTEMPT_RETENTION = java.time.Duration.ofHours(1);
+
+  private final java.util.ArrayDeque<Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle>> attempts =
+      new java.util.ArrayDeque<>();
+
+  /** Records what the executor did with a decision; rules see it as an {@code EvictionAttempt} fact for an hour. */
+  public synchronized void recordAttempt(dev.evictd.api.EvictionAttempt attempt) {
+    if (!closed) {
+      attempts.add(Map.entry(attempt, session.insert(attempt)));
+    }
+  }
+
+  private void expireAttempts(Instant now) {
+    while (!attempts.isEmpty()
+        && attempts.peekFirst().getKey().time().plus(ATTEMPT_RETENTION).isBefore(now)) {
+      session.delete(attempts.pollFirst().getValue());
+    }
   }
 
   @Override
