@@ -466,7 +466,7 @@ public final class PodResources {
     ObjectMeta meta = pod == null ? null : pod.getMetadata();
     String ns = meta == null || meta.getNamespace() == null ? "" : meta.getNamespace();
     String name = meta == null || meta.getName() == null ? "" : meta.getName();
-    return "pod " + (ns.isEmpty() ? name : ns + "/" + name);
+    return "pod " + (ns.isEmpty() ? "default" : ns) + "/" + name;
   }
 
   private static String containerContext(Pod pod, Container c, boolean init) {

@@ -596,7 +596,7 @@ class PodResourcesTest {
     }
 
     @Test
-    void podWithoutNamespaceIsNamedByName() {
+    void podWithoutNamespaceIsInTheDefaultNamespace() {
       Pod p = pod("""
           metadata: {name: solo}
           spec:
@@ -605,7 +605,7 @@ class PodResourcesTest {
               resources: {requests: {memory: "1 Gi"}}
           """);
       assertThatThrownBy(() -> PodResources.requestQuantity(p, "memory"))
-          .hasMessageStartingWith("pod solo: container c: resources.requests.memory: not a quantity: \"1 Gi\"");
+          .hasMessageStartingWith("pod default/solo: container c: resources.requests.memory: not a quantity: \"1 Gi\"");
     }
 
     @Test
