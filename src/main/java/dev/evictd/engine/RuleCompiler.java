@@ -35,7 +35,8 @@ public final class RuleCompiler {
   /** Where the packaged copy of {@code rules/} lives on the classpath. */
   public static final String DEFAULT_RULES_RESOURCE = "evictd-rules";
 
-  private static final String KIE_PREFIX = "src/main/resources/dev/evictd/rules/";
+  private static final String RULES_PACKAGE_DIR = "dev/evictd/rules/";
+  private static final String KIE_PREFIX = "src/main/resources/" + RULES_PACKAGE_DIR;
   private static final AtomicLong COUNTER = new AtomicLong();
   private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
 
@@ -233,19 +234,35 @@ public final class RuleCompiler {
     return new RuleSet(kbase, source, names, sha256(sources));
   }
 
+  private static final java.util.regex.Pattern LINE_COLUMN =
+      java.util.regex.Pattern.compile("\\s*\\[Line: (\\d+), Column: (\\d+)\\]");
+
   private static String describe(Message m, List<RuleSource> sources) {
     String path = m.getPath() == null ? "" : m.getPath();
     String shown = path;
-    if (path.startsWith(KIE_PREFIX)) {
-      String name = path.substring(KIE_PREFIX.length());
+    int at = path.indexOf(RULES_PACKAGE_DIR);
+    if (at >= 0) {
+      String name = path.substring(at + RULES_PACKAGE_DIR.length());
       shown = sources.stream().filter(s -> s.name().equals(name)).map(RuleSource::path).findFirst().orElse(name);
     }
     String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
+    int line = m.getLine();
+    int column = m.getColumn();
+    java.util.regex.Matcher lc = LINE_COLUMN.matcher(text);
+    if (lc.find()) {
+      if (line <= 0) {
+        line = Integer.parseInt(lc.group(1));
+      }
+      if (column <= 0) {
+        column = Integer.parseInt(lc.group(2));
+      }
+      text = lc.replaceAll("").trim();
+    }
     StringBuilder sb = new StringBuilder(shown.isEmpty() ? "rules" : shown);
-    if (m.getLine() > 0) {
-      sb.append(':').append(m.getLine());
-      if (m.getColumn() > 0) {
-        sb.append(':').append(m.getColumn());
+    if (line > 0) {
+      sb.append(':').append(line);
+      if (column > 0) {
+        sb.append(':').append(column);
       }
     }
     return sb.append(": ").append(text).toString();
