@@ -1,5 +1,7 @@
 package dev.evictd.api;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,11 +13,31 @@ import java.util.List;
 public record RankKey(String uid, Signal signal, int position, List<Component> components)
     implements PerSyncFact, Comparable<RankKey> {
 
-  /** One level of the key. */
-  public record Component(String name, long value, boolean descending) {
+  /**
+   * One level of the key. Levels compare by {@code exact}; {@code value} is the same amount saturated to a long,
+   * for display. The kubelet compares usage above request as exact quantities: a request past the range of a long
+   * (100Ei) or with a fraction of a byte (100m) must not tie with another (found by the differential tests).
+   *
+   * @param name the level's name
+   * @param value the amount, saturated to the range of a long
+   * @param descending whether larger amounts rank first
+   * @param exact the exact amount
+   */
+  public record Component(String name, long value, boolean descending, BigDecimal exact) {
+    public Component {
+      exact = exact == null ? BigDecimal.valueOf(value) : exact;
+    }
+
+    /** A level whose amount is a long. */
+    public Component(String name, long value, boolean descending) {
+      this(name, value, descending, BigDecimal.valueOf(value));
+    }
+
     @Override
     public String toString() {
-      return name + "=" + value + (descending ? " (larger first)" : " (smaller first)");
+      String amount =
+          exact.compareTo(BigDecimal.valueOf(value)) == 0 ? Long.toString(value) : exact.toPlainString();
+      return name + "=" + amount + (descending ? " (larger first)" : " (smaller first)");
     }
   }
 
@@ -37,6 +59,16 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     return r;
   }
 
+  /** {@code usage - request}, exact (the kubelet subtracts quantities, which never wrap around or round). */
+  public static BigDecimal aboveRequest(BigInteger usage, Quantity request) {
+    return new BigDecimal(usage).subtract(request.toBigDecimal());
+  }
+
+  /** {@code usage - request}, exact. */
+  public static BigDecimal aboveRequest(long usage, Quantity request) {
+    return aboveRequest(BigInteger.valueOf(usage), request);
+  }
+
   /** The value of the named component, or null. */
   public Long value(String name) {
     for (Component c : components) {
@@ -53,7 +85,7 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     for (int i = 0; i < n; i++) {
       Component a = components.get(i);
       Component b = o.components.get(i);
-      int c = Long.compare(a.value, b.value);
+      int c = a.exact.compareTo(b.exact);
       if (c != 0) {
         return a.descending ? -c : c;
       }
@@ -85,6 +117,28 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     public Builder smaller(String name, long value) {
       components.add(new Component(name, value, false));
       return this;
+    }
+
+    /** Adds a level where larger exact amounts rank first. */
+    public Builder larger(String name, BigDecimal value) {
+      components.add(new Component(name, saturated(value), true, value));
+      return this;
+    }
+
+    /** Adds a level where smaller exact amounts rank first. */
+    public Builder smaller(String name, BigDecimal value) {
+      components.add(new Component(name, saturated(value), false, value));
+      return this;
+    }
+
+    private static long saturated(BigDecimal v) {
+      if (v.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+        return Long.MAX_VALUE;
+      }
+      if (v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) < 0) {
+        return Long.MIN_VALUE;
+      }
+      return v.setScale(0, java.math.RoundingMode.UP).longValue();
     }
 
     /** Adds a level where pods for which {@code condition} holds rank first. */
