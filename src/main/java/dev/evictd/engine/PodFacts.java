@@ -142,7 +142,8 @@ public final class PodFacts {
     Map<String, Long> volumeUsed = new LinkedHashMap<>();
     for (Summary.VolumeStats v : s.volumes()) {
       if (v != null && v.name() != null && v.usedBytes() != null) {
-        volumeUsed.putIfAbsent(v.name(), v.usedBytes());
+        // the kubelet's emptyDirLimitEviction fills a map in summary order: a later entry for a name wins
+        volumeUsed.put(v.name(), v.usedBytes());
       }
     }
     BigInteger volBytes = BigInteger.ZERO;
