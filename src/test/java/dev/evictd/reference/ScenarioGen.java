@@ -326,13 +326,13 @@ public final class ScenarioGen {
   private Map<String, Object> resources() {
     Map<String, Object> m = new LinkedHashMap<>();
     if (c.chance(0.6)) {
-      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei"));
+      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m"));
     }
     if (c.chance(0.4)) {
       m.put("cpu", c.pick("100m", "1", "250m"));
     }
     if (c.chance(0.4)) {
-      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m"));
+      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m"));
     }
     return m;
   }
@@ -408,6 +408,12 @@ public final class ScenarioGen {
               "podRef", map("name", "gone", "namespace", "default", "uid", "uid-gone"),
               "memory", map("workingSetBytes", "1Gi")));
     }
+    if (!pods.isEmpty()) {
+      Map<String, Object> dup = c.optional(0.03, () -> podStats(pods.get(c.between(0, pods.size() - 1))));
+      if (dup != null) {
+        podStats.add(dup); // a second entry for the same uid
+      }
+    }
     if (!podStats.isEmpty() && c.chance(0.3)) {
       java.util.Collections.reverse(podStats);
     }
@@ -450,7 +456,7 @@ public final class ScenarioGen {
     long avail = available(new String[] {"pid.available"}, maxPid);
     Map<String, Object> rl = new LinkedHashMap<>();
     rl.put("maxpid", maxPid);
-    rl.put("curproc", Math.max(0, maxPid - avail));
+    rl.put("curproc", c.chance(0.03) ? maxPid + c.pick(1L, 100L) : Math.max(0, maxPid - avail));
     time(rl);
     return rl;
   }
@@ -538,7 +544,9 @@ public final class ScenarioGen {
     if (c.chance(0.9)) {
       Map<String, Object> mem = new LinkedHashMap<>();
       if (c.chance(0.95)) {
-        mem.put("workingSetBytes", c.pick("100Mi", "0", "50Mi", "200Mi", "400Mi", "1Gi", "2Gi", "500M", "64Mi", "1.5Gi"));
+        mem.put(
+            "workingSetBytes",
+            c.chance(0.02) ? huge() : c.pick("100Mi", "0", "50Mi", "200Mi", "400Mi", "1Gi", "2Gi", "500M", "64Mi", "1.5Gi"));
       }
       ps.put("memory", mem);
     }
@@ -576,6 +584,10 @@ public final class ScenarioGen {
         Map<String, Object> vs = c.optional(0.8, () -> volumeStats(((Map<String, Object>) o).get("name")));
         if (vs != null) {
           volumes.add(vs);
+          Map<String, Object> again = c.optional(0.03, () -> volumeStats(vs.get("name")));
+          if (again != null) {
+            volumes.add(again); // the same volume reported twice
+          }
         }
       }
       if (!volumes.isEmpty()) {
@@ -603,7 +615,7 @@ public final class ScenarioGen {
   private Map<String, Object> volumeStats(Object name) {
     Map<String, Object> vs = new LinkedHashMap<>();
     vs.put("name", name);
-    vs.put("usedBytes", c.pick("10Mi", "0", "100Mi", "101Mi", "1Gi", "2Gi"));
+    vs.put("usedBytes", c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "101Mi", "1Gi", "2Gi"));
     if (c.chance(0.8)) {
       vs.put("inodesUsed", c.pick(10L, 0L, 100L, 5000L));
     }
@@ -613,12 +625,17 @@ public final class ScenarioGen {
   private Map<String, Object> fsUsage() {
     Map<String, Object> fs = new LinkedHashMap<>();
     if (c.chance(0.9)) {
-      fs.put("usedBytes", c.pick("10Mi", "0", "100Mi", "500Mi", "1Gi", "2Gi", "101Mi"));
+      fs.put("usedBytes", c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "500Mi", "1Gi", "2Gi", "101Mi"));
     }
     if (c.chance(0.8)) {
-      fs.put("inodesUsed", c.pick(10L, 0L, 100L, 1000L, 5000L));
+      fs.put("inodesUsed", c.chance(0.02) ? huge() : c.pick(10L, 0L, 100L, 1000L, 5000L));
     }
     return fs;
+  }
+
+  /** An amount near the top of what a summary can hold (2^63-1): sums of two of them exceed a long. */
+  private Object huge() {
+    return c.pick(1L << 62, Long.MAX_VALUE, (1L << 62) + 1);
   }
 
   /** An ordered map of key, value pairs (documents are written in insertion order). */

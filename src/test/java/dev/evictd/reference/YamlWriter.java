@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * do. Strings are written plain only when YAML cannot read them as anything but that string; otherwise they are
  * double-quoted with escapes.
  */
-final class YamlWriter {
+public final class YamlWriter {
   private static final int FLOW_WIDTH = 100;
   private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z_][A-Za-z0-9._/-]*");
   // quantities and durations: digits then a letter suffix (never a YAML number, bool or date)
@@ -22,7 +22,7 @@ final class YamlWriter {
   private YamlWriter() {}
 
   /** The tree as YAML text ending with a newline. */
-  static String write(Object tree) {
+  public static String write(Object tree) {
     StringBuilder b = new StringBuilder();
     if (tree instanceof Map<?, ?> m && !m.isEmpty()) {
       writeMap(b, m, 0);
