@@ -329,7 +329,7 @@ public final class KubeletReference {
       return null;
     }
     for (Volume v : volumes) {
-      if (v.getEmptyDir() != null) {
+      if (v != null && v.getEmptyDir() != null) {
         Quantity size = quantity(v.getEmptyDir().getSizeLimit());
         Quantity used = podVolumeUsed.get(v.getName());
         if (used != null && size != null && size.sign() == 1 && used.compareTo(size) > 0) {
@@ -385,6 +385,9 @@ public final class KubeletReference {
     List<Container> containers = pod.getSpec() == null ? null : pod.getSpec().getContainers();
     if (containers != null) {
       for (Container c : containers) {
+        if (c == null) {
+          continue;
+        }
         Quantity limit = PodResources.containerLimit(c, PodResources.EPHEMERAL_STORAGE);
         if (limit != null && limit.value() != 0) {
           thresholdsMap.put(c.getName(), limit);
