@@ -127,7 +127,7 @@ final class DiffCommand implements Callable<Integer> {
 
   private static String evictions(List<EvictionDecision> ds) {
     return ds.stream()
-        .map(d -> d.pod().key() + " grace " + d.gracePeriodSeconds() + "s")
+        .map(d -> d.pod().key() + " grace " + d.gracePeriodSeconds() + "s" + PlanText.methodSuffix(d))
         .collect(Collectors.joining(", ", "[", "]"));
   }
 }

@@ -176,7 +176,7 @@ final class ExplainCommand implements Callable<Integer> {
       out.println("  no pod is evicted in this step");
     }
     for (EvictionDecision d : plan.decisions()) {
-      out.println("  evict " + d.pod().key() + " (" + d.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", " + d.signal() + ")");
+      out.println("  evict " + d.pod().key() + " (" + d.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", " + d.signal() + (PlanText.methodSuffix(d).isEmpty() ? "" : "," + PlanText.methodSuffix(d)) + ")");
       out.println("    grace period " + d.gracePeriodSeconds() + "s: " + whyGrace(config, d, acted, pods));
       out.println("    message: \"" + d.message() + "\"");
       List<EvictionPlan.RuleFiring> trace = plan.decisionTrace().get(d.pod().uid());

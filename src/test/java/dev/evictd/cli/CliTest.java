@@ -156,6 +156,24 @@ class CliTest {
   }
 
   @Test
+  void aChangedEvictionMethodShowsInDiffExplainAndReplay() {
+    // the PDB example only changes how pods are evicted in this fixture: without the method it would look the same
+    String fixture = "fixtures/examples/pdb-aware-soft-evictions/hard-thresholds-and-storage-limits-delete.yaml";
+    Run diff = run("diff", "--rules", "fixtures/examples/pdb-aware-soft-evictions/rules", "--against", "default", fixture);
+    assertThat(diff.code()).isEqualTo(1);
+    assertThat(diff.out())
+        .contains("step 2: evicted: [shop/checkout-7b9f4-aaaaa grace 30s method evict] | [shop/checkout-7b9f4-aaaaa grace 30s]")
+        .contains("step 3: evicted: [shop/checkout-7b9f4-aaaaa grace 1s method delete] | [shop/checkout-7b9f4-aaaaa grace 1s]")
+        .doesNotContain("step 4:");
+    Run explain = run("explain", fixture, "--step", "2");
+    assertThat(explain.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available, method evict)");
+    Run explainDefaults = run("explain", "--rules", "rules", fixture, "--step", "2");
+    assertThat(explainDefaults.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available)\n");
+    Run replay = run("replay", fixture);
+    assertThat(replay.out()).contains("shop/checkout-7b9f4-aaaaa  grace 1s method delete  (memory.available)");
+  }
+
+  @Test
   void testWritesJunitXmlAndFilters(@TempDir Path dir) throws IOException {
     Path xml = dir.resolve("report/junit.xml");
     Run r = run("test", "--filter", "pid-pressure\\.yaml$", "--junit-xml", xml.toString(), "fixtures/pid");
