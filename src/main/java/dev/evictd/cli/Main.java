@@ -16,6 +16,8 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       PlanCommand.class,
       RulesCommand.class,
+      StatsCommand.class,
+      DoctorCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
