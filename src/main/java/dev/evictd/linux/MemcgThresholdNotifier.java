@@ -232,6 +232,11 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       LOG.debug("memcg threshold for {}: the summary lacks node memory figures; not updated", signal);
       return false;
     }
+    if (value.getAsLong() <= 0) {
+      // a threshold above the capacity: already met, nothing for the kernel to watch
+      LOG.debug("memcg threshold for {}: computed {} bytes; not registered", signal, value.getAsLong());
+      return false;
+    }
     synchronized (lock) {
       if (unavailable != null || closed || value.getAsLong() == registered) {
         return false;
