@@ -1,6 +1,7 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
+import dev.evictd.engine.RuleCompiler;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
@@ -97,7 +98,8 @@ final class TestCommand implements Callable<Integer> {
       return s.filter(Files::isRegularFile)
           .filter(f -> {
             String n = f.getFileName().toString();
-            return n.endsWith(".yaml") || n.endsWith(".yml");
+            // rules.yaml is a rules directory's manifest, not a fixture
+            return (n.endsWith(".yaml") || n.endsWith(".yml")) && !n.equals(RuleCompiler.MANIFEST);
           })
           .sorted()
           .toList();
