@@ -10,6 +10,7 @@ import dev.evictd.api.Threshold;
 import dev.evictd.api.ThresholdValue;
 import dev.evictd.stats.Summary;
 import dev.evictd.testing.Fixtures;
+import dev.evictd.testing.MutableClock;
 import dev.evictd.testing.TestCgroup;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -220,33 +220,5 @@ class MemcgThresholdNotifierTest {
       System.setErr(old);
     }
     return buf.toString(StandardCharsets.UTF_8);
-  }
-
-  /** A clock tests move by hand. */
-  static final class MutableClock extends Clock {
-    private Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }
