@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CgroupKillEvictor.class);
+  private static final int KILL_SWEEPS = 20;
+  private static final int KILL_SWEEP_MILLIS = 10;
 
   /** Sends a signal to a process; false when the process is gone. Overridable for tests. */
   @FunctionalInterface
@@ -80,7 +82,7 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
     long grace = Math.max(0, decision.gracePeriodSeconds());
     try {
       if (grace == 0) {
-        int n = signalAll(cg, Processes.SIGKILL);
+        int n = killAll(cg);
         LOG.info("kill {}: SIGKILL to {} processes in {}", decision.pod(), n, cg);
         return EvictionOutcome.EVICTED;
       }
@@ -106,13 +108,35 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
   private void killNow(String uid, Path cgroup) {
     pending.remove(uid);
     try {
-      int n = signalAll(cgroup, Processes.SIGKILL);
+      int n = killAll(cgroup);
       if (n > 0) {
         LOG.info("kill pod uid {}: grace period over, SIGKILL to {} processes in {}", uid, n, cgroup);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("kill pod uid {}: SIGKILL failed: {}", uid, e.getMessage());
     }
+  }
+
+  /**
+   * SIGKILLs the cgroup tree until it holds no process: a process may fork between reading cgroup.procs and the
+   * signal, so the sweep repeats (at most {@value #KILL_SWEEPS} times, {@value #KILL_SWEEP_MILLIS} ms apart).
+   */
+  private int killAll(Path cgroup) throws IOException {
+    int n = 0;
+    for (int i = 0; i < KILL_SWEEPS; i++) {
+      int k = signalAll(cgroup, Processes.SIGKILL);
+      if (k == 0) {
+        break;
+      }
+      n += k;
+      try {
+        Thread.sleep(KILL_SWEEP_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    return n;
   }
 
   /** Signals every process in the cgroup tree; returns how many were signalled; throws on the first failure. */

@@ -67,8 +67,24 @@ class CgroupKillEvictorTest {
     assertThat(evictor.killPending(UID)).isTrue();
     assertThat(stubborn.waitFor(6, TimeUnit.SECONDS)).as("SIGKILL after the grace period").isTrue();
     assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(2_000_000_000L);
+    long end = System.nanoTime() + 1_000_000_000L;
+    while (!Cgroups.processes(pod).isEmpty() && System.nanoTime() < end) {
+      Thread.sleep(10); // the SIGKILL sweep also takes the children the shell forked meanwhile
+    }
     assertThat(Cgroups.processes(pod)).isEmpty();
     assertThat(evictor.killPending(UID)).isFalse();
+  }
+
+  /** Fixture processes: each "dies" at its first SIGKILL (later signals find it gone); records what was sent. */
+  private static CgroupKillEvictor.Signaller fakeProcesses(List<String> sent) {
+    java.util.Set<Integer> killed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    return (pid, sig) -> {
+      if (killed.contains(pid) || (sig == Processes.SIGKILL && !killed.add(pid))) {
+        return false;
+      }
+      sent.add(pid + ":" + sig);
+      return true;
+    };
   }
 
   @Test
@@ -84,7 +100,7 @@ class CgroupKillEvictorTest {
   void zeroGraceKillsEveryProcessOfThePodTreeAtOnce() {
     Cgroups fixture = Cgroups.detect(Fixtures.resource("hosts/v2/cgroup"), "kubepods");
     List<String> sent = new CopyOnWriteArrayList<>();
-    evictor = new CgroupKillEvictor(fixture, (pid, sig) -> sent.add(pid + ":" + sig));
+    evictor = new CgroupKillEvictor(fixture, fakeProcesses(sent));
     assertThat(evictor.evict(decision("dddddddd-1111-2222-3333-444444444444", 0))).isEqualTo(EvictionOutcome.EVICTED);
     assertThat(sent).containsExactly("301:9", "302:9", "303:9");
     assertThat(evictor.killPending("dddddddd-1111-2222-3333-444444444444")).isFalse();
@@ -104,7 +120,7 @@ class CgroupKillEvictorTest {
   void closeSendsThePendingSigkillsAtOnceAndARepeatedDecisionDoesNotPostponeThem() {
     Cgroups fixture = Cgroups.detect(Fixtures.resource("hosts/v1/cgroup"), "kubepods");
     List<String> sent = new CopyOnWriteArrayList<>();
-    evictor = new CgroupKillEvictor(fixture, (pid, sig) -> sent.add(pid + ":" + sig));
+    evictor = new CgroupKillEvictor(fixture, fakeProcesses(sent));
     String uid = "aaaaaaaa-0000-0000-0000-000000000001";
     assertThat(evictor.evict(decision(uid, 600))).isEqualTo(EvictionOutcome.EVICTED);
     assertThat(evictor.evict(decision(uid, 900))).isEqualTo(EvictionOutcome.EVICTED);

@@ -177,9 +177,18 @@ class MemcgThresholdNotifierTest {
         .orElse(null);
   }
 
+  /** Open eventfds of this JVM (other descriptors come and go with unrelated threads). */
   private static long openDescriptors() throws IOException {
     try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-      return s.count();
+      return s.filter(
+              p -> {
+                try {
+                  return Files.readSymbolicLink(p).toString().equals("anon_inode:[eventfd]");
+                } catch (IOException e) {
+                  return false; // closed meanwhile
+                }
+              })
+          .count();
     }
   }
 
