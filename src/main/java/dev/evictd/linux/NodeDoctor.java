@@ -39,6 +39,7 @@ public final class NodeDoctor {
   /** The trigger the PSI check writes: 150 ms of stall in a 2 s window (a window every host accepts). */
   public static final String PROBE_TRIGGER = "some 150000 2000000";
 
+  private static final String MEMCG = "memcg-notifier";
   private static final long PROBE_MARGIN_BYTES = 4L << 20;
   private static final long PROBE_WRITE_BYTES = 16L << 20;
   private static final long PROBE_WAIT_MILLIS = 5000;
@@ -81,7 +82,7 @@ public final class NodeDoctor {
   }
 
   private Check memcgNotifier(Cgroups cgroups) {
-    String name = "memcg-notifier";
+    String name = MEMCG;
     if (cgroups.version().isEmpty()) {
       return new Check(name, Status.FAIL, "no memory controller: " + cgroups.describe());
     }
@@ -110,7 +111,11 @@ public final class NodeDoctor {
    * pages are charged to the writer's memcg), expects UP, deletes the file, expects DOWN; removes everything.
    */
   private Check probe(Path memoryRoot) throws IOException, InterruptedException {
-    String id = "evictd-doctor-" + ProcessHandle.current().pid() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    String id =
+        "evictd-doctor-"
+            + ProcessHandle.current().pid()
+            + "-"
+            + Long.toHexString(ThreadLocalRandom.current().nextLong());
     Path cg = memoryRoot.resolve(id);
     Path file = shm.resolve(id);
     LinkedBlockingQueue<MemcgThresholdCrossed> events = new LinkedBlockingQueue<>();
@@ -119,12 +124,12 @@ public final class NodeDoctor {
     try (MemcgThresholdNotifier n =
         MemcgThresholdNotifier.onCgroup(Signal.MEMORY_AVAILABLE, cg, events::add, clock)) {
       if (!n.available()) {
-        return new Check("memcg-notifier", Status.FAIL, n.unavailableReason());
+        return new Check(MEMCG, Status.FAIL, n.unavailableReason());
       }
       long usage = Cgroups.readLong(cg.resolve(MemcgThresholdNotifier.USAGE_FILE)).orElse(0);
       long threshold = usage + PROBE_MARGIN_BYTES;
       if (!n.register(threshold)) {
-        return new Check("memcg-notifier", Status.FAIL, n.unavailableReason());
+        return new Check(MEMCG, Status.FAIL, n.unavailableReason());
       }
       long t0 = System.nanoTime();
       p =
@@ -139,12 +144,14 @@ public final class NodeDoctor {
               .redirectErrorStream(true)
               .start();
       if (!p.waitFor(PROBE_WAIT_MILLIS, TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
-        return new Check("memcg-notifier", Status.FAIL, "probe process in " + cg + " failed: " + new String(p.getInputStream().readAllBytes()).trim());
+        String output = new String(p.getInputStream().readAllBytes()).trim();
+        return new Check(MEMCG, Status.FAIL, "probe process in " + cg + " failed: " + output);
       }
       MemcgThresholdCrossed up = events.poll(PROBE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
       long upMillis = (System.nanoTime() - t0) / 1_000_000;
       if (up == null || up.direction() != MemcgThresholdCrossed.Direction.UP) {
-        return new Check("memcg-notifier", Status.FAIL, "no UP event within 5 s after writing 16 MiB in " + cg + (up == null ? "" : " (got " + up.direction() + ")"));
+        String got = up == null ? "" : " (got " + up.direction() + ")";
+        return new Check(MEMCG, Status.FAIL, "no UP event within 5 s after writing 16 MiB in " + cg + got);
       }
       long t1 = System.nanoTime();
       Files.delete(file);
@@ -154,12 +161,19 @@ public final class NodeDoctor {
       }
       long downMillis = (System.nanoTime() - t1) / 1_000_000;
       if (down == null) {
-        return new Check("memcg-notifier", Status.FAIL, "no DOWN event within 5 s after freeing the probe's memory in " + cg);
+        return new Check(
+            MEMCG, Status.FAIL, "no DOWN event within 5 s after freeing the probe's memory in " + cg);
       }
       return new Check(
-          "memcg-notifier",
+          MEMCG,
           Status.OK,
-          "threshold on " + memoryRoot.relativize(cg) + " crossed up (" + upMillis + " ms incl. process start) and down (" + downMillis + " ms)");
+          "threshold on "
+              + memoryRoot.relativize(cg)
+              + " crossed up ("
+              + upMillis
+              + " ms incl. process start) and down ("
+              + downMillis
+              + " ms)");
     } finally {
       if (p != null) {
         p.destroyForcibly();
@@ -221,7 +235,10 @@ public final class NodeDoctor {
                     new Check(
                         "pods-cgroup",
                         Status.WARN,
-                        "no " + cgroups.podsCgroupName() + " cgroup: allocatableMemory.available is not observed and the kill method finds no pods")));
+                        "no "
+                            + cgroups.podsCgroupName()
+                            + " cgroup: allocatableMemory.available is not observed"
+                            + " and the kill method finds no pods")));
     return out;
   }
 
