@@ -516,6 +516,7 @@ public final class Planner implements AutoCloseable {
       }
     }
     List<EvictionDecision> decisions = new ArrayList<>();
+    Map<String, List<EvictionPlan.RuleFiring>> decisionTrace = new HashMap<>();
     if (failure == null) {
       List<EvictionDecision> raw = factsOf(EvictionDecision.class);
       Map<String, Integer> positions = new HashMap<>();
@@ -542,6 +543,7 @@ public final class Planner implements AutoCloseable {
                   + "); the decision is dropped");
           continue;
         }
+        List<Firing> chain = provenance(d);
         decisions.add(
             new EvictionDecision(
                 d.pod(),
@@ -551,7 +553,8 @@ public final class Planner implements AutoCloseable {
                 d.message(),
                 d.annotations(),
                 d.method(),
-                provenance(d)));
+                chain.stream().map(Firing::rule).distinct().toList()));
+        decisionTrace.put(d.pod().uid(), chain.stream().map(Planner::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -566,13 +569,22 @@ public final class Planner implements AutoCloseable {
         ranking,
         decisions,
         traceOf(),
+        decisionTrace,
         warnings,
         failure);
   }
 
-  /** The rules that produced a fact: the one that inserted it, then those behind the facts it matched. */
-  private List<String> provenance(Object fact) {
-    Set<String> out = new LinkedHashSet<>();
+  private static EvictionPlan.RuleFiring describe(Firing f) {
+    return new EvictionPlan.RuleFiring(
+        f.phase(),
+        f.rule(),
+        f.matched().stream().map(Planner::shortDescription).toList(),
+        f.produced().stream().map(Planner::shortDescription).toList());
+  }
+
+  /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  private List<Firing> provenance(Object fact) {
+    Set<Firing> out = new LinkedHashSet<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
     Set<Object> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     todo.add(fact);
@@ -585,7 +597,7 @@ public final class Planner implements AutoCloseable {
       if (f == null) {
         continue;
       }
-      out.add(f.rule());
+      out.add(f);
       todo.addAll(f.matched());
     }
     return new ArrayList<>(out);
@@ -618,11 +630,17 @@ public final class Planner implements AutoCloseable {
 
   /** A one-line description of a fact for traces. */
   static String shortDescription(Object o) {
+    if (o instanceof java.util.Collection<?> c) {
+      return c.stream().map(Planner::shortDescription).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+    if (o != null && o.getClass().getName().startsWith("org.drools.")) {
+      return "(initial fact)";
+    }
     if (o instanceof PodFact p) {
       return "PodFact[" + p.key() + "]";
     }
     if (o instanceof PodStats s) {
-      return "PodStats[" + s.uid() + "]";
+      return "PodStats[" + s.uid() + ", memory " + s.memoryWorkingSetBytes() + ", processes " + s.processCount() + "]";
     }
     if (o instanceof Threshold t) {
       return "Threshold[" + t.id() + "<" + t.value() + "]";
