@@ -45,7 +45,7 @@ class MemcgThresholdNotifierTest {
 
   private static Threshold hard(Signal s, String quantity) {
     return new Threshold(
-        "hard " + s, s, ThresholdValue.ofQuantity(Quantity.parse(quantity), quantity), Duration.ZERO, null, 0, "test");
+        "hard " + s, s, ThresholdValue.ofQuantity(Quantity.parse(quantity), quantity), Duration.ZERO, null, 0, "test", false);
   }
 
   private static Summary summary(long available, long usage, long workingSet) {
@@ -61,7 +61,7 @@ class MemcgThresholdNotifierTest {
         .hasValue((8L << 30) - (100L << 20) + (1L << 30));
     Threshold pct =
         new Threshold(
-            "soft", Signal.MEMORY_AVAILABLE, ThresholdValue.ofFraction(0.1f, "10%"), Duration.ofMinutes(1), null, 0, "t");
+            "soft", Signal.MEMORY_AVAILABLE, ThresholdValue.ofFraction(0.1f, "10%"), Duration.ofMinutes(1), null, 0, "t", false);
     assertThat(MemcgThresholdNotifier.memcgThreshold(pct, s))
         .hasValue((8L << 30) - (long) ((double) (8L << 30) * (double) 0.1f) + (1L << 30));
   }
