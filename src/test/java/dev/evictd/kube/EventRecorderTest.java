@@ -29,7 +29,7 @@ class EventRecorderTest {
   void setUp() {
     api = FakeKubeApiServer.start();
     client = api.client(KubeSettings.DEFAULTS);
-    recorder = new EventRecorder(new KubeApi(client, Duration.ofSeconds(2)), "node-a", CLOCK);
+    recorder = new EventRecorder(new KubeApi(client, Duration.ofSeconds(10)), "node-a", CLOCK);
   }
 
   @AfterEach

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeletSummaryProviderTest {
   private static final Instant NOW = Instant.parse("2024-05-01T12:00:30Z");
   private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
-  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final Duration MAX_AGE = Duration.ofMinutes(1);
 
   static final String SUMMARY =
@@ -155,13 +155,13 @@ class KubeletSummaryProviderTest {
 
   @Test
   void aSlowKubeletTimesOut() {
-    api.delay("GET", "/api/v1/nodes/node-a/proxy/stats/summary", Duration.ofSeconds(5), 1);
+    api.delay("GET", "/api/v1/nodes/node-a/proxy/stats/summary", Duration.ofSeconds(30), 1);
     var provider = KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofMillis(300), MAX_AGE, CLOCK);
     long t0 = System.nanoTime();
     assertThatThrownBy(provider::summary)
         .isInstanceOf(StatsException.class)
         .hasMessageContaining("no response within 300 ms");
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test

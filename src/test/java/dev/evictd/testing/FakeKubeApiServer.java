@@ -164,6 +164,11 @@ public final class FakeKubeApiServer implements AutoCloseable {
     summaries.put(node, () -> new MockResponse().setResponseCode(code).setBody(body));
   }
 
+  /**
+   * Stops the server. Close it before the informers watching it: when a client closes a watch, fabric8's mock server
+   * blocks its event loop for up to a minute (its watch listener awaits a task that needs that loop), while a watch
+   * the server closes ends at once.
+   */
   @Override
   public void close() {
     server.destroy();
