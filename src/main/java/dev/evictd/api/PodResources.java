@@ -87,7 +87,8 @@ public final class PodResources {
             MEMORY.equals(resourceName) || STORAGE.equals(resourceName) || EPHEMERAL_STORAGE.equals(resourceName)
                 ? Quantity.Format.BINARY_SI
                 : Quantity.Format.DECIMAL_SI);
-    Quantity found = podRequests(pod).get(resourceName);
+    Map<String, Quantity> reqs = podRequests(pod);
+    Quantity found = resourceName == null ? null : reqs.get(resourceName);
     if (found != null) {
       request = request.add(found);
     }
@@ -106,6 +107,7 @@ public final class PodResources {
    * ExcludeOverhead: true})}, the map {@link #requestQuantity} reads.
    */
   public static Map<String, Quantity> podRequests(Pod pod) {
+    // Container-level requests are read (and so validated) even when skipped: Go decodes the whole pod first.
     Map<String, Quantity> containerLevel = aggregate(pod, true);
     Map<String, Quantity> reqs = isPodLevelResourcesSet(pod) ? new LinkedHashMap<>() : containerLevel;
     if (isPodLevelRequestsSet(pod)) {
@@ -407,7 +409,7 @@ public final class PodResources {
     if (r == null) {
       return new LinkedHashMap<>();
     }
-    return convert(requests ? r.getRequests() : r.getLimits(), podName(pod), requests ? "resources.requests" : "resources.limits");
+    return convert(requests ? r.getRequests() : r.getLimits(), podName(pod), field(requests));
   }
 
   /** Pod overhead, or {@code null} when the pod declares none (Go's nil map). */
@@ -424,7 +426,11 @@ public final class PodResources {
     if (r == null) {
       return new LinkedHashMap<>();
     }
-    return convert(requests ? r.getRequests() : r.getLimits(), context, requests ? "resources.requests" : "resources.limits");
+    return convert(requests ? r.getRequests() : r.getLimits(), context, field(requests));
+  }
+
+  private static String field(boolean requests) {
+    return requests ? "resources.requests" : "resources.limits";
   }
 
   private static Map<String, Quantity> convert(
@@ -460,7 +466,7 @@ public final class PodResources {
     ObjectMeta meta = pod == null ? null : pod.getMetadata();
     String ns = meta == null || meta.getNamespace() == null ? "" : meta.getNamespace();
     String name = meta == null || meta.getName() == null ? "" : meta.getName();
-    return "pod " + (ns.isEmpty() ? name : ns + "/" + name);
+    return "pod " + (ns.isEmpty() ? "default" : ns) + "/" + name;
   }
 
   private static String containerContext(Pod pod, Container c, boolean init) {

@@ -460,8 +460,8 @@ public final class Quantity implements Comparable<Quantity> {
     }
     long gap = Math.abs(x.exponent - ye);
     if (gap > MAX_ALIGN_DIGITS) {
-      throw new ArithmeticException(
-          "quantity arithmetic needs more than " + MAX_ALIGN_DIGITS + " digits: exponents " + x.exponent + " and " + ye);
+      throw new ArithmeticException("quantity arithmetic needs more than " + MAX_ALIGN_DIGITS
+          + " digits: exponents " + x.exponent + " and " + ye);
     }
     if (x.exponent > ye) {
       return x.unscaled.multiply(pow10(gap)).add(yu);

@@ -15,6 +15,8 @@ import picocli.CommandLine.Command;
       TestCommand.class,
       ReplayCommand.class,
       PlanCommand.class,
+      ExplainCommand.class,
+      DiffCommand.class,
       RulesCommand.class,
       CommandLine.HelpCommand.class
     })

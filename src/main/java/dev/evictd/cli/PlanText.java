@@ -148,6 +148,6 @@ final class PlanText {
   }
 
   private static String keys(List<RankKey.Component> key) {
-    return key.stream().map(c -> c.name() + "=" + c.value()).collect(Collectors.joining(" "));
+    return key.stream().map(c -> c.name() + "=" + c.shownValue()).collect(Collectors.joining(" "));
   }
 }

@@ -1,6 +1,7 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
+import dev.evictd.engine.RuleCompiler;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
@@ -32,6 +33,18 @@ final class TestCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PATH", arity = "1..*", description = "Fixture files or directories.")
   List<Path> paths;
 
+  @picocli.CommandLine.Option(
+      names = "--filter",
+      paramLabel = "REGEX",
+      description = "Run only fixtures whose path or name matches (find, not full match).")
+  java.util.regex.Pattern filter;
+
+  @picocli.CommandLine.Option(
+      names = "--junit-xml",
+      paramLabel = "FILE",
+      description = "Also write a JUnit XML report (one testcase per fixture) for CI.")
+  Path junitXml;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -50,17 +63,26 @@ final class TestCommand implements Callable<Integer> {
     FixtureRunner runner = new FixtureRunner(rules::resolve);
     int passed = 0;
     int failed = 0;
+    JunitXml report = new JunitXml();
     for (Path f : files) {
       FixtureResult r;
       try {
         Fixture fixture = FixtureLoader.load(f);
+        if (filter != null && !filter.matcher(f.toString()).find() && !filter.matcher(fixture.name()).find()) {
+          continue;
+        }
         r = runner.run(fixture);
       } catch (EvictdException e) {
+        if (filter != null && !filter.matcher(f.toString()).find()) {
+          continue;
+        }
         out.println("ERROR " + f + ": " + e.getMessage());
+        report.error(f, f.getFileName().toString(), e.getMessage(), 0);
         loadErrors = true;
         failed++;
         continue;
       }
+      report.add(r);
       switch (r.status()) {
         case PASSED -> {
           passed++;
@@ -79,6 +101,9 @@ final class TestCommand implements Callable<Integer> {
     }
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
+    if (junitXml != null) {
+      report.write(junitXml);
+    }
     if (loadErrors) {
       return Main.BAD_INPUT;
     }
@@ -97,7 +122,8 @@ final class TestCommand implements Callable<Integer> {
       return s.filter(Files::isRegularFile)
           .filter(f -> {
             String n = f.getFileName().toString();
-            return n.endsWith(".yaml") || n.endsWith(".yml");
+            // rules.yaml is a rules directory's manifest, not a fixture
+            return (n.endsWith(".yaml") || n.endsWith(".yml")) && !n.equals(RuleCompiler.MANIFEST);
           })
           .sorted()
           .toList();

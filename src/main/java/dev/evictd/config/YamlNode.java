@@ -161,6 +161,10 @@ public final class YamlNode {
         }
         String key = k.getValue();
         String childPath = childPath(path, key);
+        if (m.containsKey(key)) {
+          int kl = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(line);
+          throw new ConfigException(file + ":" + kl + ": " + display(path) + ": duplicate key " + key);
+        }
         m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
       }
       return new YamlNode(file, path, line, col, Kind.MAP, m, null, null, n.getTag());
@@ -351,7 +355,7 @@ public final class YamlNode {
   private static String suggestion(String key, Set<String> allowed) {
     String best = null;
     int bestDist = Integer.MAX_VALUE;
-    for (String a : allowed) {
+    for (String a : new java.util.TreeSet<>(allowed)) {
       int d = editDistance(key.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
       if (d < bestDist) {
         bestDist = d;
@@ -366,23 +370,25 @@ public final class YamlNode {
     return " (known keys: " + String.join(", ", sorted) + ")";
   }
 
+  /** Edit distance counting a swap of two adjacent letters as one edit (optimal string alignment). */
   private static int editDistance(String a, String b) {
-    int[] prev = new int[b.length() + 1];
-    int[] cur = new int[b.length() + 1];
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
     for (int j = 0; j <= b.length(); j++) {
-      prev[j] = j;
+      d[0][j] = j;
     }
     for (int i = 1; i <= a.length(); i++) {
-      cur[0] = i;
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
       }
-      int[] t = prev;
-      prev = cur;
-      cur = t;
     }
-    return prev[b.length()];
+    return d[a.length()][b.length()];
   }
 
   /** A short description of the node's shape and value for messages. */

@@ -75,9 +75,11 @@ public final class Planner implements AutoCloseable {
   private static final int TRACE_LIMIT_PER_RULE = 20;
 
   private final EvictionConfig config;
-  private final RuleSet rules;
-  private final KieSession session;
-  private final FactHandle clockHandle;
+  private RuleSet rules;
+  private KieSession session;
+  private FactHandle clockHandle;
+  private SyncClock clock = new SyncClock(0, Instant.EPOCH);
+  private String lastRule;
   private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
   private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
   private final Map<String, PodEntry> pods = new HashMap<>();
@@ -116,17 +118,70 @@ public final class Planner implements AutoCloseable {
    * @param maxFiringsBase rule firings allowed per sync on top of a per-pod allowance; a sync past it fails
    */
   public Planner(RuleSet rules, EvictionConfig config, long maxFiringsBase) {
-    this.rules = rules;
     this.config = config;
     this.maxFiringsBase = maxFiringsBase;
-    this.session = rules.kieBase().newKieSession();
+    openSession(rules, List.of());
+  }
+
+  /**
+   * Opens a session on {@code rules} holding the planner's input facts and the given state facts. Used at
+   * construction, to swap rule sets (state carried over), and to recover from a failed sync.
+   */
+  private void openSession(RuleSet newRules, List<Object> state) {
+    KieSession s = newRules.kieBase().newKieSession();
+    if (session != null) {
+      session.dispose();
+    }
+    session = s;
+    rules = newRules;
+    perSyncHandles.clear();
+    perSyncFacts.clear();
+    exemptions.clear();
+    producedBy.clear();
     session.addEventListener(new Listener());
     session.addEventListener(new Tracer());
     session.insert(config);
     for (Threshold t : config.thresholds()) {
       session.insert(t);
     }
-    clockHandle = session.insert(new SyncClock(0, Instant.EPOCH));
+    clockHandle = session.insert(clock);
+    for (Map.Entry<Signal, Observation> e : observations.entrySet()) {
+      observationHandles.put(e.getKey(), session.insert(e.getValue()));
+    }
+    for (PodEntry e : pods.values()) {
+      e.factHandle = session.insert(e.fact);
+      e.statsHandle = e.stats == null ? null : session.insert(e.stats);
+    }
+    for (Object o : state) {
+      session.insert(o);
+    }
+    java.util.ArrayDeque<Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle>> kept = new java.util.ArrayDeque<>();
+    for (Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle> a : attempts) {
+      kept.add(Map.entry(a.getKey(), session.insert(a.getKey())));
+    }
+    attempts.clear();
+    attempts.addAll(kept);
+  }
+
+  /** The state facts the planner carries between syncs (first-observed times, conditions, last observations). */
+  private List<Object> stateFacts() {
+    return new ArrayList<>(
+        session.getObjects(
+            o ->
+                o instanceof ThresholdState
+                    || o instanceof dev.evictd.api.ConditionState
+                    || o instanceof dev.evictd.api.SignalLastObserved));
+  }
+
+  /**
+   * Replaces the rule set at a sync boundary, keeping the session's state (first-observed times, conditions,
+   * thresholds acted on, last observation times, eviction attempts).
+   */
+  public synchronized void swapRules(RuleSet newRules) {
+    if (closed) {
+      throw new IllegalStateException("planner is closed");
+    }
+    openSession(newRules, stateFacts());
   }
 
   /** The configuration the planner was built for. */
@@ -158,7 +213,8 @@ public final class Planner implements AutoCloseable {
     List<String> warnings = new ArrayList<>();
     clearPerSync();
     expireAttempts(now);
-    session.update(clockHandle, new SyncClock(seq, now));
+    clock = new SyncClock(seq, now);
+    session.update(clockHandle, clock);
     for (Object f : facts) {
       FactHandle h = session.insert(f);
       if (!(f instanceof PerSyncFact)) {
@@ -203,10 +259,14 @@ public final class Planner implements AutoCloseable {
       budget = fire(List.of("decide", "commit"), budget);
     } catch (RuleFailure e) {
       failure = e.getMessage();
-      session.getAgenda().clear();
       LOG.warn("sync {} failed: {}", seq, failure);
     }
-    return buildPlan(now, reclaimed, warnings, failure);
+    EvictionPlan plan = buildPlan(now, reclaimed, warnings, failure);
+    if (failure != null) {
+      // A failed sync leaves the agenda mid-phase: start a clean session with the state kept.
+      openSession(rules, stateFacts());
+    }
+    return plan;
   }
 
   /** Thrown when a rule fails during a sync. */
@@ -229,7 +289,7 @@ public final class Planner implements AutoCloseable {
         throw new RuleFailure(
             "rule \"" + rule + "\" failed in phase " + p + ": " + describe(cause));
       } catch (RuntimeException | StackOverflowError e) {
-        String rule = currentFiring == null ? null : currentFiring.rule();
+        String rule = lastRule;
         throw new RuleFailure(
             (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
                 + " in phase "
@@ -239,7 +299,7 @@ public final class Planner implements AutoCloseable {
       }
       budget -= fired;
       if (budget < 0) {
-        String rule = currentFiring == null ? "?" : currentFiring.rule();
+        String rule = lastRule == null ? "?" : lastRule;
         throw new RuleFailure(
             "too many rule firings in one sync (limit reached in phase "
                 + p
@@ -268,6 +328,7 @@ public final class Planner implements AutoCloseable {
     producedBy.clear();
     firings.clear();
     currentFiring = null;
+    lastRule = null;
   }
 
   private void insertPerSync(Object o) {
@@ -455,6 +516,7 @@ public final class Planner implements AutoCloseable {
       }
     }
     List<EvictionDecision> decisions = new ArrayList<>();
+    Map<String, List<EvictionPlan.RuleFiring>> decisionTrace = new HashMap<>();
     if (failure == null) {
       List<EvictionDecision> raw = factsOf(EvictionDecision.class);
       Map<String, Integer> positions = new HashMap<>();
@@ -481,6 +543,7 @@ public final class Planner implements AutoCloseable {
                   + "); the decision is dropped");
           continue;
         }
+        List<Firing> chain = provenance(d);
         decisions.add(
             new EvictionDecision(
                 d.pod(),
@@ -490,7 +553,8 @@ public final class Planner implements AutoCloseable {
                 d.message(),
                 d.annotations(),
                 d.method(),
-                provenance(d)));
+                chain.stream().map(Firing::rule).distinct().toList()));
+        decisionTrace.put(d.pod().uid(), chain.stream().map(Planner::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -505,13 +569,22 @@ public final class Planner implements AutoCloseable {
         ranking,
         decisions,
         traceOf(),
+        decisionTrace,
         warnings,
         failure);
   }
 
-  /** The rules that produced a fact: the one that inserted it, then those behind the facts it matched. */
-  private List<String> provenance(Object fact) {
-    Set<String> out = new LinkedHashSet<>();
+  private static EvictionPlan.RuleFiring describe(Firing f) {
+    return new EvictionPlan.RuleFiring(
+        f.phase(),
+        f.rule(),
+        f.matched().stream().map(Planner::shortDescription).toList(),
+        f.produced().stream().map(Planner::shortDescription).toList());
+  }
+
+  /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  private List<Firing> provenance(Object fact) {
+    Set<Firing> out = new LinkedHashSet<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
     Set<Object> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     todo.add(fact);
@@ -524,7 +597,7 @@ public final class Planner implements AutoCloseable {
       if (f == null) {
         continue;
       }
-      out.add(f.rule());
+      out.add(f);
       todo.addAll(f.matched());
     }
     return new ArrayList<>(out);
@@ -557,11 +630,17 @@ public final class Planner implements AutoCloseable {
 
   /** A one-line description of a fact for traces. */
   static String shortDescription(Object o) {
+    if (o instanceof java.util.Collection<?> c) {
+      return c.stream().map(Planner::shortDescription).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+    if (o != null && o.getClass().getName().startsWith("org.drools.")) {
+      return "(initial fact)";
+    }
     if (o instanceof PodFact p) {
       return "PodFact[" + p.key() + "]";
     }
     if (o instanceof PodStats s) {
-      return "PodStats[" + s.uid() + "]";
+      return "PodStats[" + s.uid() + ", memory " + s.memoryWorkingSetBytes() + ", processes " + s.processCount() + "]";
     }
     if (o instanceof Threshold t) {
       return "Threshold[" + t.id() + "<" + t.value() + "]";
@@ -659,6 +738,7 @@ public final class Planner implements AutoCloseable {
               new ArrayList<>(event.getMatch().getObjects()),
               new ArrayList<>());
       firings.add(currentFiring);
+      lastRule = currentFiring.rule();
     }
 
     @Override

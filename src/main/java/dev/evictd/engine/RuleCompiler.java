@@ -35,7 +35,8 @@ public final class RuleCompiler {
   /** Where the packaged copy of {@code rules/} lives on the classpath. */
   public static final String DEFAULT_RULES_RESOURCE = "evictd-rules";
 
-  private static final String KIE_PREFIX = "src/main/resources/dev/evictd/rules/";
+  private static final String RULES_PACKAGE_DIR = "dev/evictd/rules/";
+  private static final String KIE_PREFIX = "src/main/resources/" + RULES_PACKAGE_DIR;
   private static final AtomicLong COUNTER = new AtomicLong();
   private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
 
@@ -51,8 +52,79 @@ public final class RuleCompiler {
     return compile("default", readDefault());
   }
 
-  /** Reads the rule files of a directory. */
+  /** The optional manifest of a rules directory that builds on another rule set. */
+  public static final String MANIFEST = "rules.yaml";
+
+  private static final int MAX_EXTENDS_DEPTH = 8;
+
+  /**
+   * Reads the rule files of a directory. A directory with a {@code rules.yaml} manifest builds on another rule set:
+   * {@code extends: default} (the packaged rules) or a path relative to the directory; its own files replace the
+   * base's files of the same name, and {@code exclude: [name.drl]} drops base files.
+   */
   public static List<RuleSource> read(Path dir) {
+    return read(dir, new java.util.LinkedHashSet<>());
+  }
+
+  private static List<RuleSource> read(Path dir, java.util.Set<Path> chain) {
+    Path key = dir.toAbsolutePath().normalize();
+    if (!chain.add(key)) {
+      throw new RulesException(dir + ": rule sets extend each other in a cycle: " + chain);
+    }
+    if (chain.size() > MAX_EXTENDS_DEPTH) {
+      throw new RulesException(dir + ": rule sets extend each other too deeply (more than " + MAX_EXTENDS_DEPTH + ")");
+    }
+    Path manifest = dir.resolve(MANIFEST);
+    if (!Files.isRegularFile(manifest)) {
+      return readDir(dir, true);
+    }
+    dev.evictd.config.YamlNode m;
+    try {
+      m = dev.evictd.config.YamlNode.parse(manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
+      if (!m.isMap()) {
+        throw m.error("expected a mapping with \"extends\"");
+      }
+      m.requireKnownKeys(java.util.Set.of("extends", "exclude"));
+    } catch (dev.evictd.api.ConfigException e) {
+      throw new RulesException(e.getMessage());
+    }
+    dev.evictd.config.YamlNode ext = m.get("extends");
+    if (ext == null || ext.isNull()) {
+      throw new RulesException(m.where() + ": missing required key \"extends\" (default, or a rules directory)");
+    }
+    List<RuleSource> base;
+    try {
+      String e = ext.asString(false);
+      base = e.equals("default") ? readDefault() : read(dir.resolve(e), chain);
+    } catch (dev.evictd.api.ConfigException e) {
+      throw new RulesException(e.getMessage());
+    }
+    java.util.Set<String> exclude = new java.util.HashSet<>();
+    dev.evictd.config.YamlNode ex = m.get("exclude");
+    if (ex != null) {
+      for (dev.evictd.config.YamlNode n : ex.asListOrEmpty()) {
+        String name = n.asString(false);
+        if (base.stream().noneMatch(s -> s.name().equals(name))) {
+          throw new RulesException(n.where() + ": the base rule set has no file " + name);
+        }
+        exclude.add(name);
+      }
+    }
+    java.util.Map<String, RuleSource> merged = new java.util.LinkedHashMap<>();
+    for (RuleSource s : base) {
+      if (!exclude.contains(s.name())) {
+        merged.put(s.name(), s);
+      }
+    }
+    for (RuleSource s : readDir(dir, false)) {
+      merged.put(s.name(), s);
+    }
+    List<RuleSource> out = new ArrayList<>(merged.values());
+    out.sort(java.util.Comparator.comparing(RuleSource::name));
+    return out;
+  }
+
+  private static List<RuleSource> readDir(Path dir, boolean requireFiles) {
     if (!Files.isDirectory(dir)) {
       throw new RulesException(dir + ": not a directory of rules");
     }
@@ -62,7 +134,7 @@ public final class RuleCompiler {
     } catch (IOException e) {
       throw new RulesException(dir + ": cannot list rules: " + e.getMessage());
     }
-    if (files.isEmpty()) {
+    if (files.isEmpty() && requireFiles) {
       throw new RulesException(dir + ": no .drl rule files");
     }
     List<RuleSource> out = new ArrayList<>();
@@ -82,7 +154,7 @@ public final class RuleCompiler {
       URI uri = url.toURI();
       if ("jar".equals(uri.getScheme())) {
         try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
-          List<RuleSource> sources = read(fs.getPath("/" + DEFAULT_RULES_RESOURCE));
+          List<RuleSource> sources = readDir(fs.getPath("/" + DEFAULT_RULES_RESOURCE), true);
           List<RuleSource> out = new ArrayList<>();
           for (RuleSource s : sources) {
             out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
@@ -91,7 +163,7 @@ public final class RuleCompiler {
         }
       }
       List<RuleSource> out = new ArrayList<>();
-      for (RuleSource s : read(Path.of(uri))) {
+      for (RuleSource s : readDir(Path.of(uri), true)) {
         out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
       }
       return out;
@@ -162,19 +234,35 @@ public final class RuleCompiler {
     return new RuleSet(kbase, source, names, sha256(sources));
   }
 
+  private static final java.util.regex.Pattern LINE_COLUMN =
+      java.util.regex.Pattern.compile("\\s*\\[Line: (\\d+), Column: (\\d+)\\]");
+
   private static String describe(Message m, List<RuleSource> sources) {
     String path = m.getPath() == null ? "" : m.getPath();
     String shown = path;
-    if (path.startsWith(KIE_PREFIX)) {
-      String name = path.substring(KIE_PREFIX.length());
+    int at = path.indexOf(RULES_PACKAGE_DIR);
+    if (at >= 0) {
+      String name = path.substring(at + RULES_PACKAGE_DIR.length());
       shown = sources.stream().filter(s -> s.name().equals(name)).map(RuleSource::path).findFirst().orElse(name);
     }
     String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
+    int line = m.getLine();
+    int column = m.getColumn();
+    java.util.regex.Matcher lc = LINE_COLUMN.matcher(text);
+    if (lc.find()) {
+      if (line <= 0) {
+        line = Integer.parseInt(lc.group(1));
+      }
+      if (column <= 0) {
+        column = Integer.parseInt(lc.group(2));
+      }
+      text = lc.replaceAll("").trim();
+    }
     StringBuilder sb = new StringBuilder(shown.isEmpty() ? "rules" : shown);
-    if (m.getLine() > 0) {
-      sb.append(':').append(m.getLine());
-      if (m.getColumn() > 0) {
-        sb.append(':').append(m.getColumn());
+    if (line > 0) {
+      sb.append(':').append(line);
+      if (column > 0) {
+        sb.append(':').append(column);
       }
     }
     return sb.append(": ").append(text).toString();
