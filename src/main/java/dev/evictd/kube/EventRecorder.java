@@ -1,8 +1,8 @@
 package dev.evictd.kube;
 
+import dev.evictd.agent.EventSink;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.PodRef;
-import dev.evictd.api.Signal;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * and the annotations sit where the kubelet puts them. The RBAC rule is {@code events} {@code create} in the core
  * group.
  *
- * <p>Events are best effort: one request, a failure is logged and reported as {@code false}, never thrown.
+ * <p>Events are best effort: one request; a failure is logged, never thrown.
  */
-public final class EventRecorder {
+public final class EventRecorder implements EventSink {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
 
   /** The reason of the pod Event. */
@@ -51,8 +51,9 @@ public final class EventRecorder {
     this.clock = clock;
   }
 
-  /** Records {@code Evicted} (Warning) on the decision's pod; returns whether the Event was created. */
-  public boolean podEvicted(EvictionDecision decision) {
+  /** Records {@code Evicted} (Warning) on the decision's pod. */
+  @Override
+  public void podEvicted(EvictionDecision decision) {
     PodRef pod = decision.pod();
     ObjectReference ref =
         new ObjectReferenceBuilder()
@@ -62,19 +63,23 @@ public final class EventRecorder {
             .withName(pod.name())
             .withUid(KubeApi.isUid(pod.uid()) ? pod.uid() : null)
             .build();
-    return record(pod.namespace(), ref, EVICTED, decision.message(), decision.annotations());
+    record(pod.namespace(), ref, EVICTED, decision.message(), decision.annotations());
   }
 
-  /** Records {@code EvictionThresholdMet} (Warning) on the node: "Attempting to reclaim RESOURCE". */
-  public boolean thresholdMet(Signal signal) {
+  /**
+   * Records {@code EvictionThresholdMet} (Warning) on the node: "Attempting to reclaim RESOURCE", the resource as
+   * {@link dev.evictd.api.Signal#resource()} names it (memory, ephemeral-storage, inodes, pids).
+   */
+  @Override
+  public void thresholdMet(String resource) {
     // the kubelet's node reference uses the node's name as its uid
     ObjectReference ref =
         new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeName).build();
-    return record(
-        NODE_EVENT_NAMESPACE, ref, THRESHOLD_MET, "Attempting to reclaim " + signal.resource(), Map.of());
+    record(NODE_EVENT_NAMESPACE, ref, THRESHOLD_MET, "Attempting to reclaim " + resource, Map.of());
   }
 
-  private boolean record(
+  /** Creates the Event; returns whether the API server accepted it. */
+  boolean record(
       String namespace, ObjectReference ref, String reason, String message, Map<String, String> annotations) {
     Instant now = clock.instant();
     String time = now.truncatedTo(ChronoUnit.SECONDS).toString();

@@ -1,5 +1,6 @@
 package dev.evictd.kube;
 
+import dev.evictd.agent.PodSource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The pods bound to this node, kept current by an informer (list, then watch) on {@code spec.nodeName=NODE} across
+ * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an informer (list, then watch) on {@code spec.nodeName=NODE} across
  * all namespaces. {@link #activePods()} is what the planner gets each sync: the kubelet's "active pods", i.e. the
  * pods of the node that are not in a terminal phase (Succeeded or Failed), in a stable order (creation time, then
  * namespace/name).
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: the informer's threads update the store; {@link #activePods()} reads a snapshot. When the API
  * server is unreachable, the last known pods are served and the informer keeps reconnecting on its own.
  */
-public final class NodePodInformer implements AutoCloseable {
+public final class NodePodInformer implements PodSource {
   private static final Logger LOG = LoggerFactory.getLogger(NodePodInformer.class);
 
   /** The field the informer selects pods by. */
@@ -115,6 +116,7 @@ public final class NodePodInformer implements AutoCloseable {
   }
 
   /** The node's active pods, in {@link #ORDER}. */
+  @Override
   public List<Pod> activePods() {
     return informer.getStore().list().stream().filter(this::isActiveOnNode).sorted(ORDER).toList();
   }

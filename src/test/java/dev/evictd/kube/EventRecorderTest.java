@@ -43,7 +43,7 @@ class EventRecorderTest {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     var d = decision(pod, 1, EvictionMethod.DELETE);
 
-    assertThat(recorder.podEvicted(d)).isTrue();
+    recorder.podEvicted(d);
 
     assertThat(api.events("ns")).singleElement().satisfies(e -> {
       assertThat(e.getReason()).isEqualTo("Evicted");
@@ -68,8 +68,8 @@ class EventRecorderTest {
 
   @Test
   void recordsEvictionThresholdMetOnTheNode() {
-    assertThat(recorder.thresholdMet(Signal.NODEFS_INODES_FREE)).isTrue();
-    assertThat(recorder.thresholdMet(Signal.MEMORY_AVAILABLE)).isTrue();
+    recorder.thresholdMet(Signal.NODEFS_INODES_FREE.resource());
+    recorder.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
 
     assertThat(api.events("default"))
         .extracting(Event::getMessage)
@@ -85,18 +85,19 @@ class EventRecorderTest {
 
   @Test
   void namesTheResourceOfEverySignal() {
-    recorder.thresholdMet(Signal.NODEFS_AVAILABLE);
-    recorder.thresholdMet(Signal.PID_AVAILABLE);
+    recorder.thresholdMet(Signal.NODEFS_AVAILABLE.resource());
+    recorder.thresholdMet(Signal.PID_AVAILABLE.resource());
     assertThat(api.events("default"))
         .extracting(Event::getMessage)
         .containsExactlyInAnyOrder("Attempting to reclaim ephemeral-storage", "Attempting to reclaim pids");
   }
 
   @Test
-  void aFailedEventIsFalseNotAnException() {
+  void aFailedEventIsLoggedNotThrownAndNotRetried() {
     api.fail("POST", "/api/v1/namespaces/ns/events", 500, 1);
     Pod pod = api.create(pod("ns", "web", "node-a"));
-    assertThat(recorder.podEvicted(decision(pod, 1, EvictionMethod.DELETE))).isFalse();
+    recorder.podEvicted(decision(pod, 1, EvictionMethod.DELETE));
     assertThat(api.events("ns")).isEmpty();
+    assertThat(api.requests("POST", "/api/v1/namespaces/ns/events")).hasSize(1);
   }
 }

@@ -85,8 +85,11 @@ class NodePodInformerTest {
     api.update(finished);
     assertThat(await(() -> keys(informer.activePods()).equals(List.of("ns/second")), WAIT)).isTrue();
 
+    String second = api.pod("ns", "second").orElseThrow().getMetadata().getUid();
+    assertThat(informer.isGone(second)).isFalse();
     api.remove("ns", "second");
     assertThat(await(() -> informer.activePods().isEmpty(), WAIT)).isTrue();
+    assertThat(informer.isGone(second)).isTrue();
   }
 
   @Test

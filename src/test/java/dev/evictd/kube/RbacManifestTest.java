@@ -95,8 +95,8 @@ class RbacManifestTest {
       assertThat(evictor.evict(decision(db, 1, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.EVICTED);
       assertThat(evictor.evict(decision(db, 1, EvictionMethod.DRY_RUN))).isEqualTo(EvictionOutcome.DRY_RUN);
       EventRecorder events = new EventRecorder(kube, "node-a", clock);
-      assertThat(events.podEvicted(decision(web, 1, EvictionMethod.DELETE))).isTrue();
-      assertThat(events.thresholdMet(Signal.MEMORY_AVAILABLE)).isTrue();
+      events.podEvicted(decision(web, 1, EvictionMethod.DELETE));
+      events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
       api.summary("node-a", 200, "{}");
       KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
           .summary();
