@@ -103,7 +103,8 @@ public final class CrictlReclaimer implements NodeReclaimer {
       }
       String stdout = out.get(1, TimeUnit.SECONDS);
       if (p.exitValue() != 0) {
-        LOG.warn("reclaim: {} failed with exit code {}: {}", what, p.exitValue(), shorten(err.get(1, TimeUnit.SECONDS)));
+        String stderr = shorten(err.get(1, TimeUnit.SECONDS));
+        LOG.warn("reclaim: {} failed with exit code {}: {}", what, p.exitValue(), stderr);
         return new Result(false, stdout);
       }
       return new Result(true, stdout);

@@ -20,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an informer (list, then watch) on {@code spec.nodeName=NODE} across
- * all namespaces. {@link #activePods()} is what the planner gets each sync: the kubelet's "active pods", i.e. the
- * pods of the node that are not in a terminal phase (Succeeded or Failed), in a stable order (creation time, then
- * namespace/name).
+ * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an informer (list, then
+ * watch) on {@code spec.nodeName=NODE} across all namespaces. {@link #activePods()} is what the planner gets each
+ * sync: the kubelet's "active pods", i.e. the pods of the node that are not in a terminal phase (Succeeded or
+ * Failed), in a stable order (creation time, then namespace/name).
  *
  * <p>Pods with a deletionTimestamp stay active until they reach a terminal phase or disappear, as in the kubelet:
  * their containers still run and use what the node is short of, and evicting one again with a shorter grace period

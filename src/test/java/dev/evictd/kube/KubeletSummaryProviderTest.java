@@ -212,7 +212,9 @@ class KubeletSummaryProviderTest {
             KubeletSummaryProvider.direct(
                 new KubeletEndpoint(URI.create(kubelet.url()), token, null, true), "node-a", TIMEOUT, MAX_AGE,
                 CLOCK)) {
-      assertThatThrownBy(strict::summary).isInstanceOf(StatsException.class).hasMessageContaining("SSLHandshakeException");
+      assertThatThrownBy(strict::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining("SSLHandshakeException");
       assertThat(insecure.summary().node().nodeName()).isEqualTo("node-a");
     }
   }

@@ -257,7 +257,8 @@ public final class FakeKubeApiServer implements AutoCloseable {
       if (pod.isEmpty()) {
         return status(404, "pods \"" + name + "\" not found");
       }
-      MockResponse refused = checkUid(pod.get(), e.getDeleteOptions() == null ? null : e.getDeleteOptions().getPreconditions());
+      var options = e.getDeleteOptions();
+      MockResponse refused = checkUid(pod.get(), options == null ? null : options.getPreconditions());
       if (refused != null) {
         return refused;
       }
