@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
       ExplainCommand.class,
       DiffCommand.class,
       RulesCommand.class,
+      StatsCommand.class,
+      DoctorCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
