@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -98,6 +100,11 @@ public final class KubeApi {
           method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof HttpTimeoutException && !(cause instanceof HttpConnectTimeoutException)) {
+        // the HTTP client's own timer fired first: the same failure as ours above
+        return ApiResponse.noResponse(
+            method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
+      }
       return ApiResponse.noResponse(method + " " + path + ": " + describe(cause));
     } catch (InterruptedException e) {
       future.cancel(true);
