@@ -61,8 +61,9 @@ class NodePodInformerTest {
     informer = new NodePodInformer(client, "node-a");
     assertThat(informer.start(WAIT)).isTrue();
 
-    // same creation second: namespace, then name
-    assertThat(keys(informer.activePods())).containsExactly("a/db", "b/web");
+    // the mock server stamps creation times itself: the order is checked against ORDER (tested on its own below)
+    assertThat(keys(informer.activePods())).containsExactlyInAnyOrder("a/db", "b/web");
+    assertThat(informer.activePods()).isSortedAccordingTo(NodePodInformer.ORDER);
     assertThat(api.requests("GET", "/api/v1/pods"))
         .isNotEmpty()
         .allSatisfy(r -> assertThat(r.path()).contains("fieldSelector=spec.nodeName%3Dnode-a"));
