@@ -99,6 +99,13 @@ public final class EvictionManager implements AutoCloseable {
     metrics.activeRules(rulesSha256);
   }
 
+  private final List<java.util.function.BiConsumer<Summary, EvictionPlan>> syncListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Calls {@code listener} after each sync that read statistics (e.g. to move memcg thresholds). */
+  public void addSyncListener(java.util.function.BiConsumer<Summary, EvictionPlan> listener) {
+    syncListeners.add(listener);
+  }
+
   /** Adds a source of facts observed every sync (e.g. PSI averages). */
   public void addObservationSource(Supplier<List<?>> source) {
     observationSources.add(source);
@@ -228,6 +235,13 @@ public final class EvictionManager implements AutoCloseable {
     EvictionPlan plan = planner.sync(start, summary, active, hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     metrics.plan(plan);
+    for (var l : syncListeners) {
+      try {
+        l.accept(summary, plan);
+      } catch (RuntimeException e) {
+        LOG.warn("sync listener failed: {}", e.toString());
+      }
+    }
     if (plan.failed()) {
       metrics.sync("failed", Duration.between(start, clock.instant()), rulesTime);
       LOG.error("sync {} ({}) failed, nothing evicted: {}", plan.seq(), reason, plan.failure());

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       PlanCommand.class,
       ExplainCommand.class,
+      RunCommand.class,
       DiffCommand.class,
       RulesCommand.class,
       StatsCommand.class,
