@@ -115,6 +115,7 @@ public final class Agent implements AutoCloseable {
 
   private static Agent start(
       AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients, List<AutoCloseable> opened) {
+    c.checkPaths();
     RuleSet rules = loadRules(c);
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
