@@ -9,6 +9,7 @@ import dev.evictd.api.PressureResource;
 import dev.evictd.api.RulesException;
 import dev.evictd.api.Signal;
 import dev.evictd.api.Threshold;
+import dev.evictd.config.GoDuration;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
 import dev.evictd.engine.Planner;
@@ -98,16 +99,23 @@ public final class Agent implements AutoCloseable {
 
   /** Starts the agent; nothing is left running when this throws. */
   public static Agent start(AgentConfig c, Clock clock) {
+    return start(c, clock, () -> KubeClients.create(KubeSettings.DEFAULTS));
+  }
+
+  /** Starts the agent with the Kubernetes client {@code clients} makes (tests pass a mock API server's client). */
+  public static Agent start(AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients) {
     List<AutoCloseable> opened = new ArrayList<>();
     try {
-      return start(c, clock, opened);
+      return start(c, clock, clients, opened);
     } catch (RuntimeException e) {
       closeAll(opened);
       throw e;
     }
   }
 
-  private static Agent start(AgentConfig c, Clock clock, List<AutoCloseable> opened) {
+  private static Agent start(
+      AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients, List<AutoCloseable> opened) {
+    c.checkPaths();
     RuleSet rules = loadRules(c);
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
@@ -127,7 +135,7 @@ public final class Agent implements AutoCloseable {
       LOG.info("standalone: host statistics, {} pods{}, dry run", pods.activePods().size(),
           c.podsFile() == null ? "" : " from " + c.podsFile());
     } else {
-      client = KubeClients.create(KubeSettings.DEFAULTS);
+      client = clients.get();
       opened.add(client);
       KubeApi api = new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout());
       if (c.stats().equals("host")) {
@@ -196,9 +204,6 @@ public final class Agent implements AutoCloseable {
                       manager.event(e, "memcg", e.direction() == MemcgThresholdCrossed.Direction.UP),
                   clock);
           opened.add(n);
-          if (!n.available()) {
-            LOG.warn("memcg notifier for {} not available ({}); polling every {}", t.id(), n.unavailableReason(), c.interval());
-          }
           manager.addSyncListener((summary, plan) -> n.update(summary));
         }
       }
@@ -220,7 +225,7 @@ public final class Agent implements AutoCloseable {
               s -> manager.event(s, "psi", true), clock);
       opened.add(n);
       if (!n.available()) {
-        LOG.warn("PSI trigger not available ({}); polling every {}", n.unavailableReason(), c.interval());
+        LOG.warn("PSI trigger not available ({}); polling every {}", n.unavailableReason(), GoDuration.format(c.interval()));
       }
     }
 
@@ -289,7 +294,12 @@ public final class Agent implements AutoCloseable {
   /** Stops everything, most recently started first: the loop finishes its sync, notifiers stop, sockets close. */
   @Override
   public void close() {
+    if (closeables.isEmpty()) {
+      return;
+    }
+    LOG.info("evictd stopping");
     closeAll(closeables);
     closeables.clear();
+    LOG.info("evictd stopped");
   }
 }

@@ -96,6 +96,19 @@ public record AgentConfig(
           "crictl",
           "logFormat");
 
+  /** Checks that the files and directories the configuration names exist (on the node, at start-up). */
+  public void checkPaths() {
+    if (kubeletConfig != null && !Files.isRegularFile(kubeletConfig)) {
+      throw new ConfigException("kubeletConfig: no such file: " + kubeletConfig);
+    }
+    if (rules != null && !Files.isDirectory(rules)) {
+      throw new ConfigException("rules: no such directory: " + rules);
+    }
+    if (podsFile != null && !Files.isRegularFile(podsFile)) {
+      throw new ConfigException("podsFile: no such file: " + podsFile);
+    }
+  }
+
   /** Whether nothing is ever carried out (standalone mode or the dry-run executor). */
   public boolean dryRun() {
     return standalone || executor == EvictionMethod.DRY_RUN;
@@ -159,13 +172,7 @@ public record AgentConfig(
     if (kubeletConfig != null && eviction != null) {
       throw new ConfigException(r.at("kubeletConfig") + ": give either kubeletConfig or eviction, not both");
     }
-    if (kubeletConfig != null && !Files.isRegularFile(kubeletConfig)) {
-      throw new ConfigException(r.at("kubeletConfig") + ": no such file: " + kubeletConfig);
-    }
     Path rules = r.path("rules", null);
-    if (rules != null && !Files.isDirectory(rules)) {
-      throw new ConfigException(r.at("rules") + ": no such directory: " + rules);
-    }
     String sha = r.string("rulesSha256", null);
     if (sha != null && !sha.matches("[0-9a-f]{64}")) {
       throw new ConfigException(r.at("rulesSha256") + ": expected 64 lowercase hex digits, found \"" + sha + "\"");

@@ -72,8 +72,8 @@ class AgentConfigTest {
         .hasMessageContaining("HOST:PORT");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("rulesSha256", "abc"), env))
         .hasMessageContaining("--rules-sha256: expected 64 lowercase hex digits");
-    assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("rules", "/no/such/rules"), env))
-        .hasMessageContaining("--rules: no such directory");
+    assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("rules", "/no/such/rules"), env).checkPaths())
+        .hasMessageContaining("rules: no such directory: /no/such/rules");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("podsFile", "pods.yaml"), env))
         .hasMessageContaining("only in standalone mode");
     Map<String, Object> both = new HashMap<>();
