@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       ExplainCommand.class,
       RunCommand.class,
       DiffCommand.class,
+      CaptureCommand.class,
       RulesCommand.class,
       StatsCommand.class,
       DoctorCommand.class,

@@ -61,6 +61,7 @@ public final class FakeKubeApiServer implements AutoCloseable {
   private static final Pattern POD_EVICTION =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction");
   private static final Pattern SUMMARY = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary");
+  private static final Pattern CONFIGZ = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/configz");
   private static final Pattern NODE_NAME_SELECTOR = Pattern.compile("fieldSelector=spec\\.nodeName%3D[^&]*&?");
 
   private final KubernetesSerialization json = new KubernetesSerialization();
@@ -159,6 +160,13 @@ public final class FakeKubeApiServer implements AutoCloseable {
         new Fault(method, Pattern.compile(pathRegex), new AtomicInteger(times), () -> delayed(delay)));
   }
 
+  private final Map<String, Supplier<MockResponse>> configz = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The node proxy answers {@code node}'s /configz (the kubelet's running configuration) with {@code body}. */
+  public void configz(String node, int code, String body) {
+    configz.put(node, () -> new MockResponse().setResponseCode(code).setBody(body));
+  }
+
   /** The node proxy answers {@code node}'s summary with {@code code} and {@code body}. */
   public void summary(String node, int code, String body) {
     summaries.put(node, () -> new MockResponse().setResponseCode(code).setBody(body));
@@ -238,6 +246,10 @@ public final class FakeKubeApiServer implements AutoCloseable {
       }
       if ("DELETE".equals(r.getMethod()) && (m = POD.matcher(path)).matches()) {
         return delete(m.group(1), m.group(2), body);
+      }
+      if ("GET".equals(r.getMethod()) && (m = CONFIGZ.matcher(path)).matches()) {
+        Supplier<MockResponse> s = configz.get(m.group(1));
+        return s == null ? status(404, "node " + m.group(1) + " not found") : s.get();
       }
       if ("GET".equals(r.getMethod()) && (m = SUMMARY.matcher(path)).matches()) {
         Supplier<MockResponse> s = summaries.get(m.group(1));
