@@ -86,6 +86,8 @@ public final class Planner implements AutoCloseable {
   private final List<FactHandle> perSyncHandles = new ArrayList<>();
   private final List<Object> perSyncFacts = new ArrayList<>();
   private final Map<String, List<String>> exemptions = new HashMap<>();
+  private final Set<ThresholdState> thresholdStates =
+      java.util.Collections.newSetFromMap(new IdentityHashMap<>());
   private final Map<Object, Firing> producedBy = new IdentityHashMap<>();
   private final List<Firing> firings = new ArrayList<>();
   private final long maxFiringsBase;
@@ -137,6 +139,7 @@ public final class Planner implements AutoCloseable {
     perSyncHandles.clear();
     perSyncFacts.clear();
     exemptions.clear();
+    thresholdStates.clear();
     producedBy.clear();
     session.addEventListener(new Listener());
     session.addEventListener(new Tracer());
@@ -477,8 +480,7 @@ public final class Planner implements AutoCloseable {
     Set<Threshold> actionable = new java.util.HashSet<>();
     factsOf(ActionableThreshold.class).forEach(a -> actionable.add(a.threshold()));
     Map<Threshold, Instant> first = new HashMap<>();
-    for (Object o : session.getObjects(o -> o instanceof ThresholdState)) {
-      ThresholdState st = (ThresholdState) o;
+    for (ThresholdState st : thresholdStates) {
       first.put(st.getThreshold(), st.getFirstObservedAt());
     }
     met.addAll(metFacts.keySet());
@@ -693,6 +695,8 @@ public final class Planner implements AutoCloseable {
         perSyncFacts.add(o);
       } else if (o instanceof EvictionExempt x) {
         exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
+      } else if (o instanceof ThresholdState st) {
+        thresholdStates.add(st);
       }
       if (currentFiring != null) {
         currentFiring.produced().add(o);
@@ -713,6 +717,9 @@ public final class Planner implements AutoCloseable {
     @Override
     public void objectDeleted(ObjectDeletedEvent event) {
       Object o = event.getOldObject();
+      if (o instanceof ThresholdState st) {
+        thresholdStates.remove(st);
+      }
       if (o instanceof EvictionExempt x) {
         List<String> l = exemptions.get(x.uid());
         if (l != null) {
@@ -733,10 +740,7 @@ public final class Planner implements AutoCloseable {
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
       currentFiring =
           new Firing(
-              phase,
-              event.getMatch().getRule().getName(),
-              new ArrayList<>(event.getMatch().getObjects()),
-              new ArrayList<>());
+              phase, event.getMatch().getRule().getName(), event.getMatch().getObjects(), new ArrayList<>(1));
       firings.add(currentFiring);
       lastRule = currentFiring.rule();
     }
