@@ -18,26 +18,33 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
    * for display. The kubelet compares usage above request as exact quantities: a request past the range of a long
    * (100Ei) or with a fraction of a byte (100m) must not tie with another (found by the differential tests).
    *
-   * @param name the level's name
-   * @param value the amount, saturated to the range of a long
-   * @param descending whether larger amounts rank first
-   * @param exact the exact amount
+   * @param name what the level measures
+   * @param value its value for the pod, saturated to the range of a long
+   * @param descending whether larger values rank first
+   * @param bytes whether the value is an amount of bytes (shown as a quantity in explanations)
+   * @param exact the exact value
    */
-  public record Component(String name, long value, boolean descending, BigDecimal exact) {
+  public record Component(String name, long value, boolean descending, boolean bytes, BigDecimal exact) {
     public Component {
       exact = exact == null ? BigDecimal.valueOf(value) : exact;
     }
 
-    /** A level whose amount is a long. */
-    public Component(String name, long value, boolean descending) {
-      this(name, value, descending, BigDecimal.valueOf(value));
+    /** A level whose value is a long. */
+    public Component(String name, long value, boolean descending, boolean bytes) {
+      this(name, value, descending, bytes, BigDecimal.valueOf(value));
+    }
+
+    /** The value as people read it: a binary-SI quantity for bytes. */
+    public String shownValue() {
+      if (bytes) {
+        return Quantity.of(exact, Quantity.Format.BINARY_SI).toString();
+      }
+      return exact.compareTo(BigDecimal.valueOf(value)) == 0 ? Long.toString(value) : exact.toPlainString();
     }
 
     @Override
     public String toString() {
-      String amount =
-          exact.compareTo(BigDecimal.valueOf(value)) == 0 ? Long.toString(value) : exact.toPlainString();
-      return name + "=" + amount + (descending ? " (larger first)" : " (smaller first)");
+      return name + "=" + shownValue() + (descending ? " (larger first)" : " (smaller first)");
     }
   }
 
@@ -109,25 +116,37 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
 
     /** Adds a level where larger values rank first (are evicted sooner). */
     public Builder larger(String name, long value) {
-      components.add(new Component(name, value, true));
+      components.add(new Component(name, value, true, false));
+      return this;
+    }
+
+    /** Adds a level of bytes where larger amounts rank first. */
+    public Builder largerBytes(String name, long bytes) {
+      components.add(new Component(name, bytes, true, true));
+      return this;
+    }
+
+    /** Adds a level of bytes where larger exact amounts rank first. */
+    public Builder largerBytes(String name, BigDecimal bytes) {
+      components.add(new Component(name, saturated(bytes), true, true, bytes));
       return this;
     }
 
     /** Adds a level where smaller values rank first (are evicted sooner). */
     public Builder smaller(String name, long value) {
-      components.add(new Component(name, value, false));
+      components.add(new Component(name, value, false, false));
       return this;
     }
 
     /** Adds a level where larger exact amounts rank first. */
     public Builder larger(String name, BigDecimal value) {
-      components.add(new Component(name, saturated(value), true, value));
+      components.add(new Component(name, saturated(value), true, false, value));
       return this;
     }
 
     /** Adds a level where smaller exact amounts rank first. */
     public Builder smaller(String name, BigDecimal value) {
-      components.add(new Component(name, saturated(value), false, value));
+      components.add(new Component(name, saturated(value), false, false, value));
       return this;
     }
 

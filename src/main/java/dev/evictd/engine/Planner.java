@@ -86,6 +86,8 @@ public final class Planner implements AutoCloseable {
   private final List<FactHandle> perSyncHandles = new ArrayList<>();
   private final List<Object> perSyncFacts = new ArrayList<>();
   private final Map<String, List<String>> exemptions = new HashMap<>();
+  private final Set<ThresholdState> thresholdStates =
+      java.util.Collections.newSetFromMap(new IdentityHashMap<>());
   private final Map<Object, Firing> producedBy = new IdentityHashMap<>();
   private final List<Firing> firings = new ArrayList<>();
   private final long maxFiringsBase;
@@ -137,6 +139,7 @@ public final class Planner implements AutoCloseable {
     perSyncHandles.clear();
     perSyncFacts.clear();
     exemptions.clear();
+    thresholdStates.clear();
     producedBy.clear();
     session.addEventListener(new Listener());
     session.addEventListener(new Tracer());
@@ -478,8 +481,7 @@ public final class Planner implements AutoCloseable {
     Set<Threshold> actionable = new java.util.HashSet<>();
     factsOf(ActionableThreshold.class).forEach(a -> actionable.add(a.threshold()));
     Map<Threshold, Instant> first = new HashMap<>();
-    for (Object o : session.getObjects(o -> o instanceof ThresholdState)) {
-      ThresholdState st = (ThresholdState) o;
+    for (ThresholdState st : thresholdStates) {
       first.put(st.getThreshold(), st.getFirstObservedAt());
     }
     met.addAll(metFacts.keySet());
@@ -517,6 +519,7 @@ public final class Planner implements AutoCloseable {
       }
     }
     List<EvictionDecision> decisions = new ArrayList<>();
+    Map<String, List<EvictionPlan.RuleFiring>> decisionTrace = new HashMap<>();
     if (failure == null) {
       List<EvictionDecision> raw = factsOf(EvictionDecision.class);
       Map<String, Integer> positions = new HashMap<>();
@@ -543,6 +546,7 @@ public final class Planner implements AutoCloseable {
                   + "); the decision is dropped");
           continue;
         }
+        List<Firing> chain = provenance(d);
         decisions.add(
             new EvictionDecision(
                 d.pod(),
@@ -552,7 +556,8 @@ public final class Planner implements AutoCloseable {
                 d.message(),
                 d.annotations(),
                 d.method(),
-                provenance(d)));
+                chain.stream().map(Firing::rule).distinct().toList()));
+        decisionTrace.put(d.pod().uid(), chain.stream().map(Planner::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -567,13 +572,22 @@ public final class Planner implements AutoCloseable {
         ranking,
         decisions,
         traceOf(),
+        decisionTrace,
         warnings,
         failure);
   }
 
-  /** The rules that produced a fact: the one that inserted it, then those behind the facts it matched. */
-  private List<String> provenance(Object fact) {
-    Set<String> out = new LinkedHashSet<>();
+  private static EvictionPlan.RuleFiring describe(Firing f) {
+    return new EvictionPlan.RuleFiring(
+        f.phase(),
+        f.rule(),
+        f.matched().stream().map(Planner::shortDescription).toList(),
+        f.produced().stream().map(Planner::shortDescription).toList());
+  }
+
+  /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  private List<Firing> provenance(Object fact) {
+    Set<Firing> out = new LinkedHashSet<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
     Set<Object> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     todo.add(fact);
@@ -586,7 +600,7 @@ public final class Planner implements AutoCloseable {
       if (f == null) {
         continue;
       }
-      out.add(f.rule());
+      out.add(f);
       todo.addAll(f.matched());
     }
     return new ArrayList<>(out);
@@ -619,11 +633,17 @@ public final class Planner implements AutoCloseable {
 
   /** A one-line description of a fact for traces. */
   static String shortDescription(Object o) {
+    if (o instanceof java.util.Collection<?> c) {
+      return c.stream().map(Planner::shortDescription).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+    if (o != null && o.getClass().getName().startsWith("org.drools.")) {
+      return "(initial fact)";
+    }
     if (o instanceof PodFact p) {
       return "PodFact[" + p.key() + "]";
     }
     if (o instanceof PodStats s) {
-      return "PodStats[" + s.uid() + "]";
+      return "PodStats[" + s.uid() + ", memory " + s.memoryWorkingSetBytes() + ", processes " + s.processCount() + "]";
     }
     if (o instanceof Threshold t) {
       return "Threshold[" + t.id() + "<" + t.value() + "]";
@@ -676,6 +696,8 @@ public final class Planner implements AutoCloseable {
         perSyncFacts.add(o);
       } else if (o instanceof EvictionExempt x) {
         exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
+      } else if (o instanceof ThresholdState st) {
+        thresholdStates.add(st);
       }
       if (currentFiring != null) {
         currentFiring.produced().add(o);
@@ -696,6 +718,9 @@ public final class Planner implements AutoCloseable {
     @Override
     public void objectDeleted(ObjectDeletedEvent event) {
       Object o = event.getOldObject();
+      if (o instanceof ThresholdState st) {
+        thresholdStates.remove(st);
+      }
       if (o instanceof EvictionExempt x) {
         List<String> l = exemptions.get(x.uid());
         if (l != null) {
@@ -716,10 +741,7 @@ public final class Planner implements AutoCloseable {
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
       currentFiring =
           new Firing(
-              phase,
-              event.getMatch().getRule().getName(),
-              new ArrayList<>(event.getMatch().getObjects()),
-              new ArrayList<>());
+              phase, event.getMatch().getRule().getName(), event.getMatch().getObjects(), new ArrayList<>(1));
       firings.add(currentFiring);
       lastRule = currentFiring.rule();
     }
