@@ -137,7 +137,7 @@ final class Hostile {
         case 2, 3 -> text = replaceScalar(c, text, c.pick(VALUES));
         case 4 -> text = replaceKey(c, text);
         case 5 -> text = replaceScalar(c, text, "\"" + "x".repeat(c.pick(10_000, 200_000, 2_000_000)) + "\"");
-        case 6 -> text = c.pick(deepNesting(c.pick(1_000, 100_000)), deepMapping(c.pick(300, 1_500)), aliasBomb());
+        case 6 -> text = c.pick(deepNesting(c.pick(1_000, 20_000)), deepMapping(c.pick(300, 1_500)), aliasBomb());
         case 7 -> text = text.substring(0, at) + "\n" + aliasBomb().replace("a", "z") + text.substring(at);
         default -> {
           byte[] b = text.getBytes(StandardCharsets.UTF_8);
