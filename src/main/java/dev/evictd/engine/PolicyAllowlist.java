@@ -297,16 +297,18 @@ final class PolicyAllowlist {
     return pkg.equals(RULES_PACKAGE) || pkg.startsWith(RULES_PACKAGE + ".");
   }
 
-  /** Why a member is refused on a class ({@code owner} may be null when the receiver is unknown). */
+  /**
+   * Why a member is refused on a class. With {@code owner} null (the receiver's type is unknown: Java lets a static
+   * method be called on an instance) the members refused on any one class count too.
+   */
   static Optional<String> refusedMember(String owner, String member) {
     String any = MEMBERS.get(member);
     if (any != null) {
       return Optional.of(any);
     }
-    if (owner != null) {
-      Map<String, String> m = CLASS_MEMBERS.get(elementType(owner));
-      if (m != null && m.containsKey(member)) {
-        return Optional.of(m.get(member));
+    for (Map.Entry<String, Map<String, String>> e : CLASS_MEMBERS.entrySet()) {
+      if ((owner == null || e.getKey().equals(elementType(owner))) && e.getValue().containsKey(member)) {
+        return Optional.of(e.getValue().get(member));
       }
     }
     return Optional.empty();
