@@ -18,6 +18,8 @@ import java.util.List;
  * @param ranking the active pods in rank order for the signal acted on (empty when no ranking was needed)
  * @param decisions the pods to evict, in order
  * @param firings the rules that fired, in order
+ * @param decisionTrace for each decided pod (by uid): the firings behind the decision, the deciding rule first, with
+ *     the facts each matched
  * @param warnings non-fatal findings of this sync
  * @param failure why the sync failed (a rule threw, ran away or exceeded its time budget), or null
  */
@@ -33,6 +35,7 @@ public record EvictionPlan(
     List<RankedPod> ranking,
     List<EvictionDecision> decisions,
     List<RuleFiring> firings,
+    java.util.Map<String, List<RuleFiring>> decisionTrace,
     List<String> warnings,
     String failure) {
 
@@ -44,6 +47,7 @@ public record EvictionPlan(
     ranking = List.copyOf(ranking);
     decisions = List.copyOf(decisions);
     firings = List.copyOf(firings);
+    decisionTrace = java.util.Map.copyOf(decisionTrace);
     warnings = List.copyOf(warnings);
   }
 

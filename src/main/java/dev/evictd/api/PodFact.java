@@ -27,6 +27,7 @@ import java.util.Map;
  * @param containerEphemeralStorageLimits non-zero ephemeral-storage limits of regular containers by name, spec order
  * @param labels metadata.labels
  * @param owners metadata.ownerReferences
+ * @param controllerUid the uid of the owner reference marked as controller (e.g. the ReplicaSet), or null
  * @param pod the pod object itself
  */
 public record PodFact(
@@ -49,6 +50,7 @@ public record PodFact(
     Map<String, Quantity> containerEphemeralStorageLimits,
     Map<String, String> labels,
     List<PodOwner> owners,
+    String controllerUid,
     Pod pod) {
 
   /** {@code namespace/name}. */
@@ -83,6 +85,7 @@ public record PodFact(
         containerEphemeralStorageLimits,
         labels,
         owners,
+        controllerUid,
         pod);
   }
 }

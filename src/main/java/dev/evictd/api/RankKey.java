@@ -11,11 +11,23 @@ import java.util.List;
 public record RankKey(String uid, Signal signal, int position, List<Component> components)
     implements PerSyncFact, Comparable<RankKey> {
 
-  /** One level of the key. */
-  public record Component(String name, long value, boolean descending) {
+  /**
+   * One level of the key.
+   *
+   * @param name what the level measures
+   * @param value its value for the pod
+   * @param descending whether larger values rank first
+   * @param bytes whether the value is an amount of bytes (shown as a quantity in explanations)
+   */
+  public record Component(String name, long value, boolean descending, boolean bytes) {
+    /** The value as people read it: a binary-SI quantity for bytes. */
+    public String shownValue() {
+      return bytes ? Quantity.of(value, Quantity.Format.BINARY_SI).toString() : Long.toString(value);
+    }
+
     @Override
     public String toString() {
-      return name + "=" + value + (descending ? " (larger first)" : " (smaller first)");
+      return name + "=" + shownValue() + (descending ? " (larger first)" : " (smaller first)");
     }
   }
 
@@ -77,13 +89,19 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
 
     /** Adds a level where larger values rank first (are evicted sooner). */
     public Builder larger(String name, long value) {
-      components.add(new Component(name, value, true));
+      components.add(new Component(name, value, true, false));
+      return this;
+    }
+
+    /** Adds a level of bytes where larger amounts rank first. */
+    public Builder largerBytes(String name, long bytes) {
+      components.add(new Component(name, bytes, true, true));
       return this;
     }
 
     /** Adds a level where smaller values rank first (are evicted sooner). */
     public Builder smaller(String name, long value) {
-      components.add(new Component(name, value, false));
+      components.add(new Component(name, value, false, false));
       return this;
     }
 

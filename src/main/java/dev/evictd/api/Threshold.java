@@ -15,6 +15,8 @@ import java.time.Duration;
  *     between thresholds of the same signal family
  * @param origin where the threshold came from, for explanations (e.g. {@code evictionHard},
  *     {@code copy of hard memory.available (enforceNodeAllocatable: pods)})
+ * @param derivedAfterFirstSync a containerfs threshold the kubelet appends for the filesystem layout: its first sync
+ *     still checks the list from before the layout was known, so such a threshold is not met in the first sync
  */
 public record Threshold(
     String id,
@@ -23,7 +25,8 @@ public record Threshold(
     Duration gracePeriod,
     ThresholdValue minReclaim,
     int order,
-    String origin) {
+    String origin,
+    boolean derivedAfterFirstSync) {
 
   /** Hard thresholds act at once: the kubelet treats every threshold with a zero grace period as hard. */
   public boolean isHard() {

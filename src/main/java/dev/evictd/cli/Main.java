@@ -15,7 +15,13 @@ import picocli.CommandLine.Command;
       TestCommand.class,
       ReplayCommand.class,
       PlanCommand.class,
+      ExplainCommand.class,
+      RunCommand.class,
+      DiffCommand.class,
+      CaptureCommand.class,
       RulesCommand.class,
+      StatsCommand.class,
+      DoctorCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

@@ -48,6 +48,9 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
   String output;
 
+  @Option(names = "--explain", description = "Explain the decision: keys, rules that fired and the facts they matched.")
+  boolean explain;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -86,7 +89,11 @@ final class PlanCommand implements Callable<Integer> {
         out.println("rules    " + rs.source() + "  sha256 " + rs.sha256().substring(0, 12));
         PlanText.printConfig(out, ec);
         out.println();
-        PlanText.printPlan(out, "plan (" + pods.size() + " pods)", plan, now, true);
+        PlanText.printPlan(out, "plan (" + pods.size() + " pods)", plan, now, !explain);
+        if (explain) {
+          out.println();
+          ExplainCommand.explain(out, ec, plan, 1, pods, 10);
+        }
       }
     }
     out.flush();

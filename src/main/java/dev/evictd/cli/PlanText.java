@@ -124,7 +124,9 @@ final class PlanText {
               + d.pod().key()
               + "  grace "
               + d.gracePeriodSeconds()
-              + "s  ("
+              + "s"
+              + methodSuffix(d)
+              + "  ("
               + d.signal()
               + ")  \""
               + d.message()
@@ -148,6 +150,16 @@ final class PlanText {
   }
 
   private static String keys(List<RankKey.Component> key) {
-    return key.stream().map(c -> c.name() + "=" + c.value()).collect(Collectors.joining(" "));
+    return key.stream().map(c -> c.name() + "=" + c.shownValue()).collect(Collectors.joining(" "));
+  }
+
+  /**
+   * " method evict" when a rule chose how to carry the decision out, "" for the agent's default method: shown
+   * wherever decisions are printed, so a policy that only changes the method is visible in plans and diffs.
+   */
+  static String methodSuffix(EvictionDecision d) {
+    return d.method() == dev.evictd.api.EvictionMethod.DEFAULT
+        ? ""
+        : " method " + d.method().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 }

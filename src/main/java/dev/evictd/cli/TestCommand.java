@@ -33,6 +33,18 @@ final class TestCommand implements Callable<Integer> {
   @Parameters(paramLabel = "PATH", arity = "1..*", description = "Fixture files or directories.")
   List<Path> paths;
 
+  @picocli.CommandLine.Option(
+      names = "--filter",
+      paramLabel = "REGEX",
+      description = "Run only fixtures whose path or name matches (find, not full match).")
+  java.util.regex.Pattern filter;
+
+  @picocli.CommandLine.Option(
+      names = "--junit-xml",
+      paramLabel = "FILE",
+      description = "Also write a JUnit XML report (one testcase per fixture) for CI.")
+  Path junitXml;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -51,17 +63,26 @@ final class TestCommand implements Callable<Integer> {
     FixtureRunner runner = new FixtureRunner(rules::resolve);
     int passed = 0;
     int failed = 0;
+    JunitXml report = new JunitXml();
     for (Path f : files) {
       FixtureResult r;
       try {
         Fixture fixture = FixtureLoader.load(f);
+        if (filter != null && !filter.matcher(f.toString()).find() && !filter.matcher(fixture.name()).find()) {
+          continue;
+        }
         r = runner.run(fixture);
       } catch (EvictdException e) {
+        if (filter != null && !filter.matcher(f.toString()).find()) {
+          continue;
+        }
         out.println("ERROR " + f + ": " + e.getMessage());
+        report.error(f, f.getFileName().toString(), e.getMessage(), 0);
         loadErrors = true;
         failed++;
         continue;
       }
+      report.add(r);
       switch (r.status()) {
         case PASSED -> {
           passed++;
@@ -80,6 +101,9 @@ final class TestCommand implements Callable<Integer> {
     }
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
+    if (junitXml != null) {
+      report.write(junitXml);
+    }
     if (loadErrors) {
       return Main.BAD_INPUT;
     }

@@ -181,7 +181,8 @@ public final class KubeletEvictionConfig {
         id = d.id() + " #" + n++;
       }
       thresholds.add(
-          new Threshold(id, d.signal, d.value, d.grace, d.minReclaim, thresholds.size(), d.origin));
+          new Threshold(
+              id, d.signal, d.value, d.grace, d.minReclaim, thresholds.size(), d.origin, d.appended));
     }
 
     Duration transition = DEFAULT_TRANSITION;
@@ -367,6 +368,7 @@ public final class KubeletEvictionConfig {
     String kind;
     String origin;
     String idSuffix = "";
+    boolean appended;
 
     Draft(Signal signal, ThresholdValue value, YamlNode node) {
       this.signal = signal;
@@ -455,6 +457,7 @@ public final class KubeletEvictionConfig {
     if (userIdx >= 0) {
       list.set(userIdx, c);
     } else {
+      c.appended = true;
       list.add(c);
     }
   }

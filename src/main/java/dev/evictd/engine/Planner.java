@@ -156,6 +156,7 @@ public final class Planner implements AutoCloseable {
     final List<FactHandle> perSyncHandles = new ArrayList<>();
     final List<Object> perSyncFacts = new ArrayList<>();
     final Map<String, List<String>> exemptions = new HashMap<>();
+    final Set<ThresholdState> thresholdStates = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final Map<Object, Firing> producedBy = new IdentityHashMap<>();
     final List<Firing> firings = new ArrayList<>();
     volatile String phase = "";
@@ -545,6 +546,7 @@ public final class Planner implements AutoCloseable {
         List.of(),
         List.of(),
         List.of(),
+        Map.of(),
         warnings,
         failure);
   }
@@ -760,9 +762,8 @@ public final class Planner implements AutoCloseable {
     Set<Threshold> actionable = new java.util.HashSet<>();
     factsOf(ActionableThreshold.class).forEach(a -> actionable.add(a.threshold()));
     Map<Threshold, Instant> first = new HashMap<>();
-    for (Object o : session.getObjects(o -> o instanceof ThresholdState)) {
-      ThresholdState st = (ThresholdState) o;
-      first.put(st.getThreshold(), st.getFirstObservedAt());
+    for (ThresholdState ts : st.thresholdStates) {
+      first.put(ts.getThreshold(), ts.getFirstObservedAt());
     }
     met.addAll(metFacts.keySet());
     List<EvictionPlan.ThresholdStatus> statuses = new ArrayList<>();
@@ -799,6 +800,7 @@ public final class Planner implements AutoCloseable {
       }
     }
     List<EvictionDecision> decisions = new ArrayList<>();
+    Map<String, List<EvictionPlan.RuleFiring>> decisionTrace = new HashMap<>();
     if (failure == null) {
       List<EvictionDecision> raw = factsOf(EvictionDecision.class);
       Map<String, Integer> positions = new HashMap<>();
@@ -825,6 +827,7 @@ public final class Planner implements AutoCloseable {
                   + "); the decision is dropped");
           continue;
         }
+        List<Firing> chain = provenance(d);
         decisions.add(
             new EvictionDecision(
                 d.pod(),
@@ -834,7 +837,8 @@ public final class Planner implements AutoCloseable {
                 d.message(),
                 d.annotations(),
                 d.method(),
-                provenance(d)));
+                chain.stream().map(Firing::rule).distinct().toList()));
+        decisionTrace.put(d.pod().uid(), chain.stream().map(Planner::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -849,13 +853,22 @@ public final class Planner implements AutoCloseable {
         ranking,
         decisions,
         traceOf(),
+        decisionTrace,
         warnings,
         failure);
   }
 
-  /** The rules that produced a fact: the one that inserted it, then those behind the facts it matched. */
-  private List<String> provenance(Object fact) {
-    Set<String> out = new LinkedHashSet<>();
+  private static EvictionPlan.RuleFiring describe(Firing f) {
+    return new EvictionPlan.RuleFiring(
+        f.phase(),
+        f.rule(),
+        f.matched().stream().map(Planner::shortDescription).toList(),
+        f.produced().stream().map(Planner::shortDescription).toList());
+  }
+
+  /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  private List<Firing> provenance(Object fact) {
+    Set<Firing> out = new LinkedHashSet<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
     Set<Object> visited = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     todo.add(fact);
@@ -868,7 +881,7 @@ public final class Planner implements AutoCloseable {
       if (f == null) {
         continue;
       }
-      out.add(f.rule());
+      out.add(f);
       todo.addAll(f.matched());
     }
     return new ArrayList<>(out);
@@ -901,11 +914,17 @@ public final class Planner implements AutoCloseable {
 
   /** A one-line description of a fact for traces. */
   static String shortDescription(Object o) {
+    if (o instanceof java.util.Collection<?> c) {
+      return c.stream().map(Planner::shortDescription).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+    if (o != null && o.getClass().getName().startsWith("org.drools.")) {
+      return "(initial fact)";
+    }
     if (o instanceof PodFact p) {
       return "PodFact[" + p.key() + "]";
     }
     if (o instanceof PodStats s) {
-      return "PodStats[" + s.uid() + "]";
+      return "PodStats[" + s.uid() + ", memory " + s.memoryWorkingSetBytes() + ", processes " + s.processCount() + "]";
     }
     if (o instanceof Threshold t) {
       return "Threshold[" + t.id() + "<" + t.value() + "]";
@@ -988,6 +1007,8 @@ public final class Planner implements AutoCloseable {
         st.perSyncFacts.add(o);
       } else if (o instanceof EvictionExempt x) {
         st.exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
+      } else if (o instanceof ThresholdState ts) {
+        st.thresholdStates.add(ts);
       }
       if (st.currentFiring != null) {
         st.currentFiring.produced().add(o);
@@ -1008,6 +1029,9 @@ public final class Planner implements AutoCloseable {
     @Override
     public void objectDeleted(ObjectDeletedEvent event) {
       Object o = event.getOldObject();
+      if (o instanceof ThresholdState ts) {
+        st.thresholdStates.remove(ts);
+      }
       if (o instanceof EvictionExempt x) {
         List<String> l = st.exemptions.get(x.uid());
         if (l != null) {
@@ -1022,7 +1046,7 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-  /** Records rule st.firings for the plan's trace and the decisions' provenance. */
+  /** Records rule firings for the plan's trace and the decisions' provenance. */
   private static final class Tracer extends DefaultAgendaEventListener {
     private final SessionState st;
 
@@ -1034,10 +1058,7 @@ public final class Planner implements AutoCloseable {
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
       st.currentFiring =
           new Firing(
-              st.phase,
-              event.getMatch().getRule().getName(),
-              new ArrayList<>(event.getMatch().getObjects()),
-              new ArrayList<>());
+              st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects(), new ArrayList<>(1));
       st.firings.add(st.currentFiring);
       st.lastRule = st.currentFiring.rule();
     }

@@ -101,6 +101,7 @@ public final class PodFacts {
         java.util.Collections.unmodifiableMap(containerLimits),
         labels,
         List.copyOf(owners),
+        owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
         pod);
   }
 

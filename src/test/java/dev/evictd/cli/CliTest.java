@@ -117,4 +117,73 @@ class CliTest {
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).startsWith("evictd: " + summary + ":").doesNotContain("Exception");
   }
+
+  @Test
+  void explainNamesTheKeysTheRulesAndTheGracePeriod() {
+    Run r = run("explain", "fixtures/memory/soft-memory-pressure.yaml");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .contains("step 3 (t=40s)", "acting on memory.available: soft memory.available < 500Mi")
+        .contains("1. jobs/batch  noStats=0 exceedsRequest=1 priority=0 usageAboveRequest=2950Mi")
+        .contains("grace period 20s: soft threshold: evictionMaxPodGracePeriod 20s, capped by the pod's terminationGracePeriodSeconds 60s")
+        .contains("[decide] \"evict the first pod in rank order that is not exempt\"", "matched: ReclaimTarget[");
+    Run step1 = run("explain", "--step", "1", "fixtures/memory/soft-memory-pressure.yaml");
+    assertThat(step1.out()).contains("no threshold is met: nothing to act on");
+    Run bad = run("explain", "--step", "9", "fixtures/memory/soft-memory-pressure.yaml");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).isEqualTo("evictd: --step 9: the fixture has 3 steps\n");
+    Run json = run("explain", "-o", "json", "fixtures/memory/soft-memory-pressure.yaml");
+    assertThat(json.out()).contains("\"step\" : 3", "\"decisions\"");
+  }
+
+  @Test
+  void explainShowsWhyExemptPodsWereSkipped() {
+    Run r = run("explain", "fixtures/memory/edge-critical-pods-skipped.yaml", "--top", "0");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("skipped: static pod", "skipped: mirror pod");
+  }
+
+  @Test
+  void diffListsWherePoliciesDisagree() {
+    Run r = run("diff", "--rules", "fixtures/examples/qos-ranking/rules", "--against", "default", "fixtures/examples/qos-ranking");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out())
+        .contains("step 1: evicted: [apps/besteffort-small grace 1s] | [apps/burstable-hog grace 1s]")
+        .endsWith("2 fixtures compared, 2 differ (fixtures/examples/qos-ranking/rules vs default)\n");
+    Run same = run("diff", "--rules", "rules", "--against", "default", "fixtures/pid");
+    assertThat(same.code()).isZero();
+    assertThat(same.out()).contains("0 differ");
+  }
+
+  @Test
+  void aChangedEvictionMethodShowsInDiffExplainAndReplay() {
+    // the PDB example only changes how pods are evicted in this fixture: without the method it would look the same
+    String fixture = "fixtures/examples/pdb-aware-soft-evictions/hard-thresholds-and-storage-limits-delete.yaml";
+    Run diff = run("diff", "--rules", "fixtures/examples/pdb-aware-soft-evictions/rules", "--against", "default", fixture);
+    assertThat(diff.code()).isEqualTo(1);
+    assertThat(diff.out())
+        .contains("step 2: evicted: [shop/checkout-7b9f4-aaaaa grace 30s method evict] | [shop/checkout-7b9f4-aaaaa grace 30s]")
+        .contains("step 3: evicted: [shop/checkout-7b9f4-aaaaa grace 1s method delete] | [shop/checkout-7b9f4-aaaaa grace 1s]")
+        .doesNotContain("step 4:");
+    Run explain = run("explain", fixture, "--step", "2");
+    assertThat(explain.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available, method evict)");
+    Run explainDefaults = run("explain", "--rules", "rules", fixture, "--step", "2");
+    assertThat(explainDefaults.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available)\n");
+    Run replay = run("replay", fixture);
+    assertThat(replay.out()).contains("shop/checkout-7b9f4-aaaaa  grace 1s method delete  (memory.available)");
+  }
+
+  @Test
+  void testWritesJunitXmlAndFilters(@TempDir Path dir) throws IOException {
+    Path xml = dir.resolve("report/junit.xml");
+    Run r = run("test", "--filter", "pid-pressure\\.yaml$", "--junit-xml", xml.toString(), "fixtures/pid");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).endsWith("1 passed, 0 failed\n");
+    String report = Files.readString(xml);
+    assertThat(report).contains("<testsuite name=\"evictd fixtures\" tests=\"1\" failures=\"0\" errors=\"0\"");
+    assertThat(report).contains("<testcase classname=\"fixtures/pid/pid-pressure.yaml\"");
+    Files.writeString(dir.resolve("f.yaml"), PASSING.replace("gracePeriodSeconds: 1", "gracePeriodSeconds: 30"));
+    run("test", "--junit-xml", xml.toString(), dir.toString());
+    assertThat(Files.readString(xml)).contains("failures=\"1\"", "<failure message=\"step 1: evicted[0].gracePeriodSeconds: expected 30, actual 1\">");
+  }
 }

@@ -1,0 +1,298 @@
+package dev.evictd.agent;
+
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.FsLayout;
+import dev.evictd.config.GoDuration;
+import dev.evictd.config.YamlNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The agent's configuration. Every field can be set in a YAML file ({@code --config}) and by a flag of the same name
+ * (flags win); the node name also comes from the environment variable {@code NODE_NAME}. Unknown keys, bad values
+ * and contradictions are refused with the key and the value.
+ *
+ * @param nodeName the node this agent runs on
+ * @param kubeletConfig the kubelet's configuration file to read eviction settings from, or null
+ * @param eviction inline eviction settings (KubeletConfiguration eviction fields), used when no kubelet config file
+ *     is given; null: the kubelet's defaults
+ * @param rules the rules directory, or null for the packaged rules
+ * @param rulesSha256 when set, the only rule set (SHA-256) the agent accepts
+ * @param allowUnsafeRules turn the policy lint off (trusted experiments only; logged)
+ * @param stats where statistics come from: kubelet (Summary API) or host (cgroups, statvfs, /proc)
+ * @param kubeletUrl the kubelet's base URL for direct Summary reads (e.g. https://10.0.0.5:10250), or null to read
+ *     through the API server's node proxy
+ * @param executor the eviction method for decisions that do not choose one: dry-run (default), delete, evict, kill
+ * @param metricsAddress HOST:PORT of /metrics, /healthz and /readyz (default 127.0.0.1:9091)
+ * @param interval the monitoring interval (default 10s)
+ * @param podCleanupTimeout how long to wait for an evicted pod to go (default 30s)
+ * @param standalone no cluster: host statistics, pods from a file (or none), dry-run
+ * @param podsFile pods for standalone mode (a PodList or list), or null
+ * @param fsLayout the filesystem layout, or null to infer it from the first summary
+ * @param cgroupRoot the cgroup filesystem root (host statistics, notifiers, kill)
+ * @param procRoot the proc filesystem root
+ * @param kubeletRootDir the kubelet's root directory (nodefs)
+ * @param runtimeRootDir the container runtime's root directory (imagefs)
+ * @param memcgNotifier whether to register memcg thresholds for immediate syncs
+ * @param psiTrigger a PSI trigger on /proc/pressure/memory ("some 150000 2000000"), or null for none
+ * @param crictl the crictl command for node-level reclaim
+ * @param logFormat text or json
+ */
+public record AgentConfig(
+    String nodeName,
+    Path kubeletConfig,
+    YamlNode eviction,
+    Path rules,
+    String rulesSha256,
+    boolean allowUnsafeRules,
+    String stats,
+    String kubeletUrl,
+    EvictionMethod executor,
+    String metricsAddress,
+    Duration interval,
+    Duration podCleanupTimeout,
+    boolean standalone,
+    Path podsFile,
+    FsLayout fsLayout,
+    Path cgroupRoot,
+    Path procRoot,
+    Path kubeletRootDir,
+    Path runtimeRootDir,
+    boolean memcgNotifier,
+    String psiTrigger,
+    String crictl,
+    String logFormat) {
+
+  /** Every key of the configuration file (and the flag of the same name). */
+  public static final Set<String> KEYS =
+      Set.of(
+          "nodeName",
+          "kubeletConfig",
+          "eviction",
+          "rules",
+          "rulesSha256",
+          "allowUnsafeRules",
+          "stats",
+          "kubeletUrl",
+          "executor",
+          "metricsAddress",
+          "interval",
+          "podCleanupTimeout",
+          "standalone",
+          "podsFile",
+          "fsLayout",
+          "cgroupRoot",
+          "procRoot",
+          "kubeletRootDir",
+          "runtimeRootDir",
+          "memcgNotifier",
+          "psiTrigger",
+          "crictl",
+          "logFormat");
+
+  /** Checks that the files and directories the configuration names exist (on the node, at start-up). */
+  public void checkPaths() {
+    if (kubeletConfig != null && !Files.isRegularFile(kubeletConfig)) {
+      throw new ConfigException("kubeletConfig: no such file: " + kubeletConfig);
+    }
+    if (rules != null && !Files.isDirectory(rules)) {
+      throw new ConfigException("rules: no such directory: " + rules);
+    }
+    if (podsFile != null && !Files.isRegularFile(podsFile)) {
+      throw new ConfigException("podsFile: no such file: " + podsFile);
+    }
+  }
+
+  /** Whether nothing is ever carried out (standalone mode or the dry-run executor). */
+  public boolean dryRun() {
+    return standalone || executor == EvictionMethod.DRY_RUN;
+  }
+
+  /**
+   * Builds the configuration from a file's values, then flags (which win), then the environment.
+   *
+   * @param file the configuration file's root mapping, or null
+   * @param flags values given as flags, by key (strings, or booleans for switches)
+   * @param env the environment (NODE_NAME)
+   */
+  public static AgentConfig resolve(YamlNode file, Map<String, Object> flags, Map<String, String> env) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    Map<String, String> where = new LinkedHashMap<>();
+    YamlNode eviction = null;
+    if (file != null && !file.isNull()) {
+      file.asMap();
+      file.requireKnownKeys(KEYS);
+      for (var e : file.asMap().entrySet()) {
+        YamlNode n = e.getValue();
+        if (n.isNull()) {
+          continue;
+        }
+        if (e.getKey().equals("eviction")) {
+          n.asMap();
+          eviction = n;
+          continue;
+        }
+        v.put(e.getKey(), n.kind() == YamlNode.Kind.SCALAR ? n.asText() : n);
+        where.put(e.getKey(), n.where());
+      }
+    }
+    for (var e : flags.entrySet()) {
+      if (e.getValue() != null) {
+        if (!KEYS.contains(e.getKey())) {
+          throw new ConfigException("unknown setting " + e.getKey());
+        }
+        v.put(e.getKey(), e.getValue());
+        where.put(e.getKey(), "--" + flagName(e.getKey()));
+      }
+    }
+    Reader r = new Reader(v, where);
+    boolean standalone = r.bool("standalone", false);
+    String nodeName = r.string("nodeName", env.get("NODE_NAME"));
+    if (nodeName == null || nodeName.isBlank()) {
+      if (!standalone) {
+        throw new ConfigException("the node name is required: --node-name, nodeName in the config file, or NODE_NAME");
+      }
+      nodeName = hostname();
+    }
+    String stats = r.choice("stats", standalone ? "host" : "kubelet", Set.of("kubelet", "host"));
+    if (standalone && stats.equals("kubelet")) {
+      throw new ConfigException(r.at("stats") + ": stats kubelet needs a cluster; standalone mode reads host statistics");
+    }
+    String executorText = r.choice("executor", "dry-run", Set.of("dry-run", "delete", "evict", "kill"));
+    EvictionMethod executor = EvictionMethod.valueOf(executorText.toUpperCase(Locale.ROOT).replace('-', '_'));
+    String layoutText = r.choice("fsLayout", "auto", Set.of("auto", "shared", "dedicated", "split"));
+    FsLayout layout = layoutText.equals("auto") ? null : FsLayout.fromKey(layoutText).orElseThrow();
+    Path kubeletConfig = r.path("kubeletConfig", null);
+    if (kubeletConfig != null && eviction != null) {
+      throw new ConfigException(r.at("kubeletConfig") + ": give either kubeletConfig or eviction, not both");
+    }
+    Path rules = r.path("rules", null);
+    String sha = r.string("rulesSha256", null);
+    if (sha != null && !sha.matches("[0-9a-f]{64}")) {
+      throw new ConfigException(r.at("rulesSha256") + ": expected 64 lowercase hex digits, found \"" + sha + "\"");
+    }
+    Path podsFile = r.path("podsFile", null);
+    if (podsFile != null && !standalone) {
+      throw new ConfigException(r.at("podsFile") + ": pods come from a file only in standalone mode");
+    }
+    Duration interval = r.duration("interval", Duration.ofSeconds(10));
+    if (interval.compareTo(Duration.ofMillis(100)) < 0) {
+      throw new ConfigException(r.at("interval") + ": must be at least 100ms: " + GoDuration.format(interval));
+    }
+    Duration cleanup = r.duration("podCleanupTimeout", Duration.ofSeconds(30));
+    if (cleanup.isNegative()) {
+      throw new ConfigException(r.at("podCleanupTimeout") + ": must not be negative");
+    }
+    String psi = r.string("psiTrigger", null);
+    String address = r.string("metricsAddress", "127.0.0.1:9091");
+    HttpEndpoints.parse(address);
+    String kubeletUrl = r.string("kubeletUrl", null);
+    if (kubeletUrl != null && !kubeletUrl.matches("https?://[^\\s]+")) {
+      throw new ConfigException(r.at("kubeletUrl") + ": expected an http(s) URL, found \"" + kubeletUrl + "\"");
+    }
+    return new AgentConfig(
+        nodeName,
+        kubeletConfig,
+        eviction,
+        rules,
+        sha,
+        r.bool("allowUnsafeRules", false),
+        stats,
+        kubeletUrl,
+        standalone ? EvictionMethod.DRY_RUN : executor,
+        address,
+        interval,
+        cleanup,
+        standalone,
+        podsFile,
+        layout,
+        r.path("cgroupRoot", Path.of("/sys/fs/cgroup")),
+        r.path("procRoot", Path.of("/proc")),
+        r.path("kubeletRootDir", Path.of("/var/lib/kubelet")),
+        r.path("runtimeRootDir", Path.of("/var/lib/containerd")),
+        r.bool("memcgNotifier", true),
+        psi,
+        r.string("crictl", "crictl"),
+        r.choice("logFormat", "text", Set.of("text", "json")));
+  }
+
+  /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */
+  public static String flagName(String key) {
+    return key.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+  }
+
+  private static String hostname() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "localhost";
+    }
+  }
+
+  /** Typed access to the merged values, with the source of each in messages. */
+  private record Reader(Map<String, Object> v, Map<String, String> where) {
+    String at(String key) {
+      return where.getOrDefault(key, key);
+    }
+
+    String string(String key, String dflt) {
+      Object o = v.get(key);
+      if (o == null) {
+        return dflt;
+      }
+      if (o instanceof YamlNode n) {
+        throw new ConfigException(at(key) + ": expected a value, found " + n.describe());
+      }
+      return o.toString();
+    }
+
+    boolean bool(String key, boolean dflt) {
+      Object o = v.get(key);
+      if (o == null) {
+        return dflt;
+      }
+      if (o instanceof Boolean b) {
+        return b;
+      }
+      String s = string(key, null).toLowerCase(Locale.ROOT);
+      if (s.equals("true")) {
+        return true;
+      }
+      if (s.equals("false")) {
+        return false;
+      }
+      throw new ConfigException(at(key) + ": expected true or false, found \"" + s + "\"");
+    }
+
+    String choice(String key, String dflt, Set<String> allowed) {
+      String s = string(key, dflt);
+      if (!allowed.contains(s)) {
+        throw new ConfigException(at(key) + ": unknown value \"" + s + "\" (expected one of " + new java.util.TreeSet<>(allowed) + ")");
+      }
+      return s;
+    }
+
+    Path path(String key, Path dflt) {
+      String s = string(key, null);
+      return s == null ? dflt : Path.of(s);
+    }
+
+    Duration duration(String key, Duration dflt) {
+      String s = string(key, null);
+      if (s == null) {
+        return dflt;
+      }
+      try {
+        return GoDuration.parse(s);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(at(key) + ": " + e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package dev.evictd.agent;
+
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.NodeConditionType;
+import dev.evictd.api.Signal;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** The agent's Prometheus metrics. */
+public final class AgentMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Clock clock;
+  private final Map<Signal, AtomicLong> thresholdsMet = new EnumMap<>(Signal.class);
+  private final Map<NodeConditionType, AtomicLong> conditions = new EnumMap<>(NodeConditionType.class);
+  private final AtomicReference<Instant> lastStats = new AtomicReference<>();
+  private final Map<String, AtomicLong> rulesInfo = new ConcurrentHashMap<>();
+  private final Timer syncDuration;
+  private final Timer rulesDuration;
+
+  public AgentMetrics(Clock clock) {
+    this.clock = clock;
+    for (Signal s : Signal.values()) {
+      AtomicLong v = new AtomicLong();
+      thresholdsMet.put(s, v);
+      Gauge.builder("evictd_thresholds_met", v, AtomicLong::get)
+          .description("Thresholds met (grace period not considered) per signal in the last sync")
+          .tag("signal", s.key())
+          .register(registry);
+    }
+    for (NodeConditionType c : NodeConditionType.values()) {
+      AtomicLong v = new AtomicLong();
+      conditions.put(c, v);
+      Gauge.builder("evictd_node_condition", v, AtomicLong::get)
+          .description("Node conditions reported True (1) or False (0) after the last sync")
+          .tag("condition", c.name())
+          .register(registry);
+    }
+    Gauge.builder("evictd_stats_age_seconds", this, m -> m.statsAgeSeconds())
+        .description("Seconds since statistics were last read successfully (-1: never)")
+        .register(registry);
+    syncDuration =
+        Timer.builder("evictd_sync_duration_seconds")
+            .description("Duration of a whole sync: statistics, rules, execution")
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
+    rulesDuration =
+        Timer.builder("evictd_rules_duration_seconds")
+            .description("Time spent firing rules in a sync (the planner)")
+            .publishPercentiles(0.5, 0.99)
+            .register(registry);
+  }
+
+  /** The registry, for exposition. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  private double statsAgeSeconds() {
+    Instant t = lastStats.get();
+    return t == null ? -1 : Duration.between(t, clock.instant()).toMillis() / 1000.0;
+  }
+
+  /** A sync ended: ok, failed (rules), or skipped (no statistics). */
+  public void sync(String result, Duration total, Duration rules) {
+    Counter.builder("evictd_syncs_total").description("Syncs by result").tag("result", result).register(registry).increment();
+    syncDuration.record(total);
+    if (rules != null) {
+      rulesDuration.record(rules);
+    }
+  }
+
+  /** Statistics were read. */
+  public void statsRead() {
+    lastStats.set(clock.instant());
+  }
+
+  /** Statistics could not be read. */
+  public void statsFailed() {
+    Counter.builder("evictd_stats_failures_total").description("Failed statistics reads").register(registry).increment();
+  }
+
+  /** What a plan says about thresholds and conditions. */
+  public void plan(EvictionPlan plan) {
+    Map<Signal, Long> met = new EnumMap<>(Signal.class);
+    for (EvictionPlan.ThresholdStatus s : plan.thresholds()) {
+      if (s.met()) {
+        met.merge(s.threshold().signal(), 1L, Long::sum);
+      }
+    }
+    thresholdsMet.forEach((s, v) -> v.set(met.getOrDefault(s, 0L)));
+    conditions.forEach((c, v) -> v.set(plan.conditions().contains(c) ? 1 : 0));
+  }
+
+  /** An eviction was attempted. */
+  public void eviction(EvictionDecision d, EvictionMethod method, EvictionOutcome outcome) {
+    Counter.builder("evictd_evictions_total")
+        .description("Eviction attempts by signal, method and outcome")
+        .tag("signal", d.signal())
+        .tag("method", method.name().toLowerCase(java.util.Locale.ROOT))
+        .tag("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT))
+        .register(registry)
+        .increment();
+  }
+
+  /** A notifier reported an event. */
+  public void notifierEvent(String source) {
+    Counter.builder("evictd_notifier_events_total").description("Kernel notifier events").tag("source", source).register(registry).increment();
+  }
+
+  /** A rule set was (re)loaded, or a reload failed. */
+  public void rulesLoad(boolean ok) {
+    Counter.builder("evictd_rule_reloads_total")
+        .description("Rule set loads by result")
+        .tag("result", ok ? "ok" : "failed")
+        .register(registry)
+        .increment();
+  }
+
+  /** The active rule set (a gauge of 1 labelled with its SHA-256). */
+  public void activeRules(String sha256) {
+    rulesInfo.forEach((k, v) -> v.set(0));
+    AtomicLong v = rulesInfo.computeIfAbsent(
+        sha256,
+        k -> {
+          AtomicLong g = new AtomicLong();
+          Gauge.builder("evictd_rules_info", g, AtomicLong::get)
+              .description("The active rule set (1), labelled with its SHA-256")
+              .tag("sha256", k)
+              .register(registry);
+          return g;
+        });
+    v.set(1);
+  }
+
+  /** The Prometheus text exposition. */
+  public String scrape() {
+    return registry.scrape();
+  }
+}

@@ -1,0 +1,415 @@
+package dev.evictd.agent;
+
+import dev.evictd.api.EvictionAttempt;
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.Observation;
+import dev.evictd.api.Quantity;
+import dev.evictd.api.ReclaimAction;
+import dev.evictd.api.StatsException;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.PlannerHooks;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.executor.NodeReclaimer;
+import dev.evictd.executor.PodEvictor;
+import dev.evictd.stats.StatsProvider;
+import dev.evictd.stats.Summary;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's loop: a sync every interval and at once on notifier events (bursts coalesced into one sync). Each
+ * sync reads statistics and pods, runs the planner, carries out its decisions and records what happened. After an
+ * eviction it waits for the pod to go, as the kubelet does — but an urgent trigger (a kernel threshold or pressure
+ * event) ends the wait at once, so a slow soft eviction never delays the reaction to a hard threshold.
+ */
+public final class EvictionManager implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EvictionManager.class);
+
+  /** Why a sync runs; urgent triggers end a wait for evicted pods. */
+  public record Trigger(String reason, boolean urgent) {}
+
+  /** What one sync did. */
+  public record SyncResult(String outcome, EvictionPlan plan, List<EvictionAttempt> attempts) {}
+
+  /** The agent's collaborators and settings. */
+  public record Settings(
+      Duration interval,
+      Duration podCleanupTimeout,
+      EvictionMethod defaultMethod,
+      boolean dryRun,
+      boolean logEverySync) {}
+
+  private final Planner planner;
+  private final StatsProvider stats;
+  private final PodSource pods;
+  private final PodEvictor evictor;
+  private final NodeReclaimer reclaimer;
+  private final EventSink events;
+  private final AgentMetrics metrics;
+  private final Clock clock;
+  private final Settings settings;
+  private final List<Supplier<List<?>>> observationSources = new ArrayList<>();
+  private final BlockingQueue<Trigger> triggers = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<Object> pendingFacts = new ConcurrentLinkedQueue<>();
+  private final AtomicReference<RuleSet> pendingRules = new AtomicReference<>();
+  private volatile boolean running;
+  private volatile Instant lastBeat;
+  private volatile Instant lastSync;
+  private volatile boolean ready;
+  private volatile String rulesSha256;
+  private Thread thread;
+
+  public EvictionManager(
+      Planner planner,
+      StatsProvider stats,
+      PodSource pods,
+      PodEvictor evictor,
+      NodeReclaimer reclaimer,
+      EventSink events,
+      AgentMetrics metrics,
+      Clock clock,
+      Settings settings) {
+    this.planner = planner;
+    this.stats = stats;
+    this.pods = pods;
+    this.evictor = evictor;
+    this.reclaimer = reclaimer;
+    this.events = events;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.settings = settings;
+    this.rulesSha256 = planner.rules().sha256();
+    this.lastBeat = clock.instant();
+    metrics.activeRules(rulesSha256);
+  }
+
+  private final List<java.util.function.BiConsumer<Summary, EvictionPlan>> syncListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Calls {@code listener} after each sync that read statistics (e.g. to move memcg thresholds). */
+  public void addSyncListener(java.util.function.BiConsumer<Summary, EvictionPlan> listener) {
+    syncListeners.add(listener);
+  }
+
+  /** Adds a source of facts observed every sync (e.g. PSI averages). */
+  public void addObservationSource(Supplier<List<?>> source) {
+    observationSources.add(source);
+  }
+
+  /** Starts the loop on its own thread. */
+  public synchronized void start() {
+    if (thread != null) {
+      return;
+    }
+    running = true;
+    thread = new Thread(this::loop, "evictd-sync");
+    thread.start();
+  }
+
+  /** Asks for a sync now; urgent triggers also end a wait for evicted pods. */
+  public void trigger(String reason, boolean urgent) {
+    triggers.offer(new Trigger(reason, urgent));
+  }
+
+  /** An event (e.g. a memcg threshold crossing) for the rules to see in the next sync, which it triggers at once. */
+  public void event(Object fact, String source, boolean urgent) {
+    pendingFacts.add(fact);
+    metrics.notifierEvent(source);
+    trigger(source, urgent);
+  }
+
+  /** Swaps the rule set at the next sync boundary, keeping the planner's state. */
+  public void swapRules(RuleSet rules) {
+    pendingRules.set(rules);
+    trigger("rules reloaded", false);
+  }
+
+  /** The SHA-256 of the active rule set. */
+  public String rulesSha256() {
+    return rulesSha256;
+  }
+
+  /** Whether the loop is alive and turning. */
+  public boolean healthy() {
+    Duration allowed = settings.interval().multipliedBy(3).plus(settings.podCleanupTimeout()).plusSeconds(30);
+    return running && Duration.between(lastBeat, clock.instant()).compareTo(allowed) < 0;
+  }
+
+  /** Whether a sync has completed with statistics. */
+  public boolean ready() {
+    return ready;
+  }
+
+  /** The time of the last completed sync, or null. */
+  public Instant lastSync() {
+    return lastSync;
+  }
+
+  private void loop() {
+    trigger("start", false);
+    while (running) {
+      try {
+        lastBeat = clock.instant();
+        Trigger t = triggers.poll(settings.interval().toMillis(), TimeUnit.MILLISECONDS);
+        if (!running) {
+          break;
+        }
+        String reason = t == null ? "interval" : t.reason();
+        List<Trigger> coalesced = new ArrayList<>();
+        triggers.drainTo(coalesced);
+        if (!coalesced.isEmpty()) {
+          reason += " (+" + coalesced.size() + " coalesced)";
+        }
+        SyncResult r = syncOnce(reason);
+        waitForEvictedPods(r);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException e) {
+        // The running agent never dies of one bad sync.
+        LOG.error("sync failed unexpectedly: {}", e.toString(), e);
+      }
+    }
+  }
+
+  /** Runs one sync now (the loop calls this; tests may too). */
+  public synchronized SyncResult syncOnce(String reason) {
+    Instant start = clock.instant();
+    RuleSet swap = pendingRules.getAndSet(null);
+    if (swap != null) {
+      planner.swapRules(swap);
+      rulesSha256 = swap.sha256();
+      metrics.activeRules(rulesSha256);
+      LOG.info("rules swapped at sync boundary: {} sha256 {}", swap.source(), swap.sha256());
+    }
+    Summary summary;
+    try {
+      summary = stats.summary();
+      if (summary == null) {
+        throw new StatsException("no statistics");
+      }
+      metrics.statsRead();
+    } catch (RuntimeException e) {
+      // Like the kubelet: without statistics nothing is decided and no state changes.
+      metrics.statsFailed();
+      metrics.sync("skipped", Duration.between(start, clock.instant()), null);
+      LOG.warn("sync skipped ({}): cannot read statistics: {}", reason, e.getMessage());
+      return new SyncResult("skipped", null, List.of());
+    }
+    List<Pod> active;
+    try {
+      active = pods.activePods();
+    } catch (RuntimeException e) {
+      metrics.sync("skipped", Duration.between(start, clock.instant()), null);
+      LOG.warn("sync skipped ({}): cannot list pods: {}", reason, e.getMessage());
+      return new SyncResult("skipped", null, List.of());
+    }
+    List<Object> facts = new ArrayList<>();
+    Object f;
+    while ((f = pendingFacts.poll()) != null) {
+      facts.add(f);
+    }
+    for (Supplier<List<?>> src : observationSources) {
+      try {
+        facts.addAll(src.get());
+      } catch (RuntimeException e) {
+        LOG.warn("observation source failed: {}", e.getMessage());
+      }
+    }
+    Instant rulesStart = clock.instant();
+    EvictionPlan plan = planner.sync(start, summary, active, hooks(), facts);
+    Duration rulesTime = Duration.between(rulesStart, clock.instant());
+    metrics.plan(plan);
+    for (var l : syncListeners) {
+      try {
+        l.accept(summary, plan);
+      } catch (RuntimeException e) {
+        LOG.warn("sync listener failed: {}", e.toString());
+      }
+    }
+    if (plan.failed()) {
+      metrics.sync("failed", Duration.between(start, clock.instant()), rulesTime);
+      LOG.error("sync {} ({}) failed, nothing evicted: {}", plan.seq(), reason, plan.failure());
+      return new SyncResult("failed", plan, List.of());
+    }
+    if (settings.logEverySync() || !plan.decisions().isEmpty() || !plan.conditions().isEmpty()) {
+      LOG.info(
+          "sync {} ({}): {}; conditions {}{}",
+          plan.seq(),
+          reason,
+          describe(plan.observations()),
+          plan.conditions().isEmpty() ? "none" : plan.conditions(),
+          plan.signal() == null ? "" : "; acting on " + plan.signal());
+    }
+    if (plan.signal() != null && !settings.dryRun()) {
+      try {
+        events.thresholdMet(plan.signal().resource());
+      } catch (RuntimeException e) {
+        LOG.warn("cannot record the node event: {}", e.getMessage());
+      }
+    }
+    List<EvictionAttempt> attempts = new ArrayList<>();
+    for (EvictionDecision d : plan.decisions()) {
+      attempts.add(execute(d));
+    }
+    metrics.sync("ok", Duration.between(start, clock.instant()), rulesTime);
+    lastSync = clock.instant();
+    ready = true;
+    return new SyncResult("ok", plan, attempts);
+  }
+
+  private PlannerHooks hooks() {
+    return new PlannerHooks() {
+      @Override
+      public boolean reclaim(ReclaimAction action) {
+        if (settings.dryRun()) {
+          LOG.info("dry run: would reclaim {}", action);
+          return true;
+        }
+        try {
+          return reclaimer.reclaim(action);
+        } catch (RuntimeException e) {
+          LOG.warn("node-level reclaim of {} failed: {}", action, e.getMessage());
+          return false;
+        }
+      }
+
+      @Override
+      public Summary summaryAfterReclaim() {
+        return stats.summary();
+      }
+    };
+  }
+
+  private EvictionAttempt execute(EvictionDecision d) {
+    EvictionMethod method =
+        settings.dryRun()
+            ? EvictionMethod.DRY_RUN
+            : d.method() == EvictionMethod.DEFAULT ? settings.defaultMethod() : d.method();
+    EvictionDecision resolved =
+        new EvictionDecision(
+            d.pod(), d.kind(), d.signal(), d.gracePeriodSeconds(), d.message(), d.annotations(), method, d.rules());
+    EvictionOutcome outcome;
+    if (method == EvictionMethod.DRY_RUN) {
+      outcome = EvictionOutcome.DRY_RUN;
+    } else {
+      try {
+        outcome = evictor.evict(resolved);
+        if (outcome == null) {
+          outcome = EvictionOutcome.FAILED;
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("evicting {} failed: {}", d.pod(), e.getMessage());
+        outcome = EvictionOutcome.FAILED;
+      }
+    }
+    LOG.info(
+        "evict {} ({}, grace {}s, {}): {} - {}",
+        d.pod(),
+        d.signal(),
+        d.gracePeriodSeconds(),
+        method.name().toLowerCase(java.util.Locale.ROOT),
+        outcome,
+        d.message());
+    if (outcome == EvictionOutcome.EVICTED) {
+      try {
+        events.podEvicted(resolved);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot record the Evicted event for {}: {}", d.pod(), e.getMessage());
+      }
+    }
+    metrics.eviction(d, method, outcome);
+    EvictionAttempt attempt = new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant());
+    planner.recordAttempt(attempt);
+    return attempt;
+  }
+
+  /**
+   * Waits (up to the pod cleanup timeout) for evicted pods to leave the node, as the kubelet does; an urgent
+   * trigger ends the wait at once and is kept for the next sync.
+   */
+  private void waitForEvictedPods(SyncResult r) throws InterruptedException {
+    List<String> uids =
+        r.attempts().stream()
+            .filter(a -> a.outcome() == EvictionOutcome.EVICTED)
+            .map(a -> a.pod().uid())
+            .toList();
+    if (uids.isEmpty()) {
+      return;
+    }
+    Instant deadline = clock.instant().plus(settings.podCleanupTimeout());
+    while (running && clock.instant().isBefore(deadline)) {
+      lastBeat = clock.instant();
+      boolean allGone = true;
+      for (String uid : uids) {
+        try {
+          if (!pods.isGone(uid)) {
+            allGone = false;
+            break;
+          }
+        } catch (RuntimeException e) {
+          allGone = false;
+        }
+      }
+      if (allGone) {
+        LOG.info("evicted pods cleaned up: {}", r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
+        return;
+      }
+      Trigger t = triggers.poll(1, TimeUnit.SECONDS);
+      if (t != null && t.urgent()) {
+        triggers.offer(t);
+        LOG.info("stopped waiting for evicted pods: {}", t.reason());
+        return;
+      }
+    }
+    LOG.info("timed out waiting for evicted pods to be cleaned up");
+  }
+
+  private static String describe(List<Observation> obs) {
+    if (obs.isEmpty()) {
+      return "no observations";
+    }
+    return obs.stream()
+        .map(
+            o ->
+                o.signal()
+                    + " "
+                    + o.availableQuantity()
+                    + "/"
+                    + Quantity.of(o.capacity(), o.signal().binaryUnits() ? Quantity.Format.BINARY_SI : Quantity.Format.DECIMAL_SI))
+        .collect(Collectors.joining(", "));
+  }
+
+  /** Stops the loop; an eviction in flight finishes (its API call is bounded by the executor's timeouts). */
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (this) {
+      running = false;
+      t = thread;
+    }
+    triggers.offer(new Trigger("shutdown", true));
+    if (t != null) {
+      try {
+        t.join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

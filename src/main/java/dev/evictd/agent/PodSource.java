@@ -1,0 +1,29 @@
+package dev.evictd.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+
+/** The node's active pods: an informer on the API server, a file, or nothing. */
+public interface PodSource extends AutoCloseable {
+  /** The active pods now, in a stable order (ties in ranking keep this order). */
+  List<Pod> activePods();
+
+  /** Whether the pod with this uid is gone from the node (no longer active). */
+  default boolean isGone(String uid) {
+    for (Pod p : activePods()) {
+      if (p.getMetadata() != null && uid.equals(dev.evictd.engine.PodFacts.uid(p))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  default void close() {}
+
+  /** A fixed list of pods (standalone mode, tests). */
+  static PodSource of(List<Pod> pods) {
+    List<Pod> copy = List.copyOf(pods);
+    return () -> copy;
+  }
+}

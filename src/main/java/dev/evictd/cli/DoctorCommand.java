@@ -1,0 +1,57 @@
+package dev.evictd.cli;
+
+import dev.evictd.api.ConfigException;
+import dev.evictd.linux.NodeDoctor;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@code evictd doctor}: checks what evictd needs from this node. Exit 1 when a check fails. */
+@Command(
+    name = "doctor",
+    mixinStandardHelpOptions = true,
+    description = "Check this node: cgroup version and memory controller, memcg threshold notifications (on a temporary child cgroup), PSI triggers, paths, host statistics. One line per check: ok, warn or fail.")
+final class DoctorCommand implements Callable<Integer> {
+  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+  @Mixin HostOptions host = new HostOptions();
+
+  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  String output;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    if (!"table".equals(output) && !"json".equals(output)) {
+      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    List<NodeDoctor.Check> checks = new NodeDoctor(host.paths(), Clock.systemUTC()).run();
+    boolean passed = NodeDoctor.passed(checks);
+    if ("json".equals(output)) {
+      ObjectNode root = MAPPER.createObjectNode();
+      root.put("passed", passed);
+      ArrayNode arr = root.putArray("checks");
+      for (NodeDoctor.Check c : checks) {
+        arr.addObject().put("name", c.name()).put("status", c.status().toString()).put("detail", c.detail());
+      }
+      out.println(MAPPER.writeValueAsString(root));
+    } else {
+      for (NodeDoctor.Check c : checks) {
+        out.printf("%-4s  %-22s %s%n", c.status(), c.name(), c.detail());
+      }
+    }
+    out.flush();
+    return passed ? Main.OK : Main.FAILED;
+  }
+}

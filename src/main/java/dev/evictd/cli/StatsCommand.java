@@ -1,0 +1,59 @@
+package dev.evictd.cli;
+
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.Observation;
+import dev.evictd.engine.Observations;
+import dev.evictd.linux.HostStatsProvider;
+import dev.evictd.stats.Summary;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import tools.jackson.databind.SerializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@code evictd stats}: this host's statistics as a kubelet stats summary. */
+@Command(
+    name = "stats",
+    mixinStandardHelpOptions = true,
+    description = "Print this host's statistics (memory, filesystems, PIDs, pod cgroups) as a stats summary, read from cgroups, statvfs and /proc.")
+final class StatsCommand implements Callable<Integer> {
+  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+
+  @Mixin HostOptions host = new HostOptions();
+
+  @Option(names = "--node", paramLabel = "NAME", description = "Node name to report (default: the host name).")
+  String node;
+
+  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  String output;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    if (!"table".equals(output) && !"json".equals(output)) {
+      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    Summary s = new HostStatsProvider(host.paths(), node, Clock.systemUTC()).summary();
+    if ("json".equals(output)) {
+      out.println(MAPPER.writeValueAsString(s));
+    } else {
+      out.println("node     " + s.node().nodeName());
+      for (Observation o : Observations.of(s).values()) {
+        out.printf("%-28s available %-12s of %s%n", o.signal().key(), o.availableQuantity(), o.capacity());
+      }
+      for (Summary.PodStats p : s.pods()) {
+        Long ws = p.memory() == null ? null : p.memory().workingSetBytes();
+        Long procs = p.processStats() == null ? null : p.processStats().processCount();
+        out.printf("pod %-36s working set %s, %s processes%n", p.podRef().uid(), ws, procs);
+      }
+    }
+    out.flush();
+    return Main.OK;
+  }
+}

@@ -1,0 +1,108 @@
+package dev.evictd.executor;
+
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.PodRef;
+import dev.evictd.kube.ApiResponse;
+import dev.evictd.kube.KubeApi;
+import dev.evictd.kube.RetryPolicy;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code delete} method: marks the pod with the condition {@code DisruptionTarget} (status True, reason
+ * {@value #REASON}, the decision's message), as the kubelet and the taint manager mark their terminations, then
+ * deletes it with the decision's grace period. Both requests carry the pod's uid (in the patch's metadata and as a
+ * delete precondition), so a pod recreated under the same name is never touched.
+ *
+ * <p>Outcomes: EVICTED when the delete was accepted; NOT_FOUND when the pod is gone (404) or is another pod now (409
+ * on the uid precondition); FAILED when the API server kept failing after the retry policy's attempts, or refused
+ * (e.g. 403). A failed condition patch is logged and the delete still goes ahead: freeing the node matters more than
+ * the condition.
+ */
+public final class ApiDeleteEvictor implements PodEvictor {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiDeleteEvictor.class);
+
+  /** The pod condition type set before deleting. */
+  public static final String CONDITION = "DisruptionTarget";
+  /** The condition's reason. */
+  public static final String REASON = "TerminationByEvictd";
+
+  private final KubeApi api;
+  private final RetryPolicy retry;
+  private final Clock clock;
+
+  /** Deletes through {@code api}, retrying transient failures with {@code retry}. */
+  public ApiDeleteEvictor(KubeApi api, RetryPolicy retry, Clock clock) {
+    this.api = api;
+    this.retry = retry;
+    this.clock = clock;
+  }
+
+  @Override
+  public EvictionOutcome evict(EvictionDecision decision) {
+    PodRef pod = decision.pod();
+    String path = KubeApi.podPath(pod.namespace(), pod.name());
+
+    String patch = api.json(conditionPatch(decision));
+    ApiResponse patched =
+        retry.run("patch status of " + pod, () -> api.patch(path + "/status", KubeApi.STRATEGIC_MERGE_PATCH, patch),
+            ApiResponse::isTransient);
+    if (patched.code() == 404) {
+      LOG.info("delete {}: pod already gone", pod);
+      return EvictionOutcome.NOT_FOUND;
+    }
+    if (!patched.isSuccess()) {
+      LOG.warn("delete {}: condition {} not set ({}); deleting anyway", pod, CONDITION, patched.describe());
+    }
+
+    long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
+    String options = api.json(deleteOptions(pod, grace));
+    ApiResponse deleted = retry.run("delete " + pod, () -> api.delete(path, options), ApiResponse::isTransient);
+    if (deleted.isSuccess()) {
+      LOG.info("deleted {} (grace period {} s): {}", pod, grace, decision.message());
+      return EvictionOutcome.EVICTED;
+    }
+    if (deleted.code() == 404) {
+      LOG.info("delete {}: pod already gone", pod);
+      return EvictionOutcome.NOT_FOUND;
+    }
+    if (deleted.code() == 409) {
+      LOG.info("delete {}: pod already gone, another pod has its name now ({})", pod, deleted.describe());
+      return EvictionOutcome.NOT_FOUND;
+    }
+    LOG.warn("delete {}: failed: {}", pod, deleted.describe());
+    return EvictionOutcome.FAILED;
+  }
+
+  /** The strategic merge patch of the pod's status: conditions merge by type, the uid guards against a new pod. */
+  Map<String, Object> conditionPatch(EvictionDecision decision) {
+    Map<String, Object> condition = new LinkedHashMap<>();
+    condition.put("type", CONDITION);
+    condition.put("status", "True");
+    condition.put("reason", REASON);
+    condition.put("message", decision.message());
+    condition.put("lastTransitionTime", clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+    Map<String, Object> patch = new LinkedHashMap<>();
+    if (KubeApi.isUid(decision.pod().uid())) {
+      patch.put("metadata", Map.of("uid", decision.pod().uid()));
+    }
+    patch.put("status", Map.of("conditions", List.of(condition)));
+    return patch;
+  }
+
+  static DeleteOptions deleteOptions(PodRef pod, long graceSeconds) {
+    DeleteOptionsBuilder b = new DeleteOptionsBuilder().withGracePeriodSeconds(graceSeconds);
+    if (KubeApi.isUid(pod.uid())) {
+      b.withNewPreconditions().withUid(pod.uid()).endPreconditions();
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,72 @@
+package dev.evictd.executor;
+
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.PodRef;
+import dev.evictd.kube.ApiResponse;
+import dev.evictd.kube.KubeApi;
+import dev.evictd.kube.RetryPolicy;
+import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code evict} method: posts a policy/v1 Eviction for the pod, which the API server refuses with 429 when a
+ * PodDisruptionBudget does not allow it. The Eviction carries the decision's grace period and the pod's uid as a
+ * precondition; the API server itself sets the pod's DisruptionTarget condition.
+ *
+ * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on 429, after one request, so the rules can pick another pod
+ * or escalate; NOT_FOUND (404, or 409 on the uid precondition); FAILED when the API server kept failing after the
+ * retry policy's attempts (5xx, no response) or refused (e.g. 403).
+ */
+public final class ApiEvictionEvictor implements PodEvictor {
+  private static final Logger LOG = LoggerFactory.getLogger(ApiEvictionEvictor.class);
+
+  private final KubeApi api;
+  private final RetryPolicy retry;
+
+  /** Evicts through {@code api}, retrying 5xx answers and lost requests with {@code retry}. */
+  public ApiEvictionEvictor(KubeApi api, RetryPolicy retry) {
+    this.api = api;
+    this.retry = retry;
+  }
+
+  @Override
+  public EvictionOutcome evict(EvictionDecision decision) {
+    PodRef pod = decision.pod();
+    long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
+    String body = api.json(eviction(pod, grace));
+    String path = KubeApi.podPath(pod.namespace(), pod.name()) + "/eviction";
+    // 429 here is the disruption budget's answer, not throttling: it is final
+    ApiResponse r = retry.run("evict " + pod, () -> api.post(path, body), x -> x.isTransient() && x.code() != 429);
+    if (r.isSuccess()) {
+      LOG.info("evicted {} (grace period {} s): {}", pod, grace, decision.message());
+      return EvictionOutcome.EVICTED;
+    }
+    if (r.code() == 429) {
+      LOG.info("evict {}: refused by a disruption budget: {}", pod, r.describe());
+      return EvictionOutcome.PDB_BLOCKED;
+    }
+    if (r.code() == 404) {
+      LOG.info("evict {}: pod already gone", pod);
+      return EvictionOutcome.NOT_FOUND;
+    }
+    if (r.code() == 409) {
+      LOG.info("evict {}: pod already gone, another pod has its name now ({})", pod, r.describe());
+      return EvictionOutcome.NOT_FOUND;
+    }
+    LOG.warn("evict {}: failed: {}", pod, r.describe());
+    return EvictionOutcome.FAILED;
+  }
+
+  static Eviction eviction(PodRef pod, long graceSeconds) {
+    return new EvictionBuilder()
+        .withNewMetadata()
+        .withName(pod.name())
+        .withNamespace(pod.namespace())
+        .endMetadata()
+        .withDeleteOptions(ApiDeleteEvictor.deleteOptions(pod, graceSeconds))
+        .build();
+  }
+}

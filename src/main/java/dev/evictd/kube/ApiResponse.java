@@ -1,0 +1,61 @@
+package dev.evictd.kube;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The result of one API request: its HTTP status and body, or (code 0) why no response came.
+ *
+ * @param code the HTTP status, 0 when the request failed before a response (timeout, connection refused)
+ * @param body the response body ("" when none)
+ * @param error what went wrong when there was no response, else null
+ */
+public record ApiResponse(int code, String body, String error) {
+  private static final int MAX_BODY_IN_MESSAGE = 300;
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  public ApiResponse {
+    body = body == null ? "" : body;
+  }
+
+  /** A request that got no response. */
+  public static ApiResponse noResponse(String error) {
+    return new ApiResponse(0, "", error);
+  }
+
+  /** Whether the request succeeded (2xx). */
+  public boolean isSuccess() {
+    return code >= 200 && code < 300;
+  }
+
+  /** Whether trying again may help: no response, 5xx, or 429 (API priority and fairness throttling). */
+  public boolean isTransient() {
+    return code == 0 || code >= 500 || code == 429;
+  }
+
+  /** One line for logs: the status and the server's message, or the error. */
+  public String describe() {
+    if (code == 0) {
+      return error;
+    }
+    String message = statusMessage();
+    return "HTTP " + code + (message.isEmpty() ? "" : ": " + message);
+  }
+
+  /** The message of a Kubernetes Status body, or the body itself (shortened). */
+  String statusMessage() {
+    String b = body.strip();
+    if (b.startsWith("{")) {
+      try {
+        JsonNode message = JSON.readTree(b).get("message");
+        if (message != null && message.isString()) {
+          return message.asString();
+        }
+      } catch (JacksonException e) {
+        // not JSON after all: show it as text
+      }
+    }
+    return b.length() > MAX_BODY_IN_MESSAGE ? b.substring(0, MAX_BODY_IN_MESSAGE) + "..." : b;
+  }
+}

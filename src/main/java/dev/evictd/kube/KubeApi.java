@@ -1,0 +1,120 @@
+package dev.evictd.kube;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Single API requests through the fabric8 client's HTTP stack (its authentication, TLS and proxy settings), each
+ * answered by an {@link ApiResponse} with the HTTP status: the executor maps statuses to outcomes itself (404 pod
+ * gone, 409 precondition failed, 429 disruption budget) and retries where it means to. Never throws for a failed
+ * request. Thread-safe.
+ */
+public final class KubeApi {
+  /** Content type of a strategic merge patch. */
+  public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+  /** Content type of JSON bodies. */
+  public static final String JSON = "application/json";
+
+  private final HttpClient http;
+  private final String base;
+  private final Duration requestTimeout;
+  private final KubernetesSerialization serialization;
+
+  /** Requests go to {@code client}'s API server; each one gives up after {@code requestTimeout}. */
+  public KubeApi(KubernetesClient client, Duration requestTimeout) {
+    this(client.getHttpClient(), client.getMasterUrl().toString(), requestTimeout, client.getKubernetesSerialization());
+  }
+
+  KubeApi(HttpClient http, String baseUrl, Duration requestTimeout, KubernetesSerialization serialization) {
+    this.http = http;
+    this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.requestTimeout = requestTimeout;
+    this.serialization = serialization;
+  }
+
+  /** The path of a namespaced pod: {@code /api/v1/namespaces/NS/pods/NAME}. */
+  public static String podPath(String namespace, String name) {
+    return "/api/v1/namespaces/" + namespace + "/pods/" + name;
+  }
+
+  /** Whether a pod reference carries a real uid (fixtures fall back to namespace/name when a pod has none). */
+  public static boolean isUid(String uid) {
+    return uid != null && !uid.isEmpty() && !uid.contains("/");
+  }
+
+  /** Serializes a Kubernetes object (or map) as JSON. */
+  public String json(Object value) {
+    return serialization.asJson(value);
+  }
+
+  /** Parses JSON into {@code type}. */
+  public <T> T parse(String json, Class<T> type) {
+    return serialization.unmarshal(json, type);
+  }
+
+  /** GET {@code path}. */
+  public ApiResponse get(String path) {
+    return send("GET", path, null, null);
+  }
+
+  /** POST a JSON {@code body} to {@code path}. */
+  public ApiResponse post(String path, String body) {
+    return send("POST", path, JSON, body);
+  }
+
+  /** PATCH {@code path} with a patch of {@code contentType}. */
+  public ApiResponse patch(String path, String contentType, String body) {
+    return send("PATCH", path, contentType, body);
+  }
+
+  /** DELETE {@code path} with a JSON DeleteOptions {@code body}. */
+  public ApiResponse delete(String path, String body) {
+    return send("DELETE", path, JSON, body);
+  }
+
+  /** Sends one request; {@code path} starts with "/" and may carry a query. */
+  public ApiResponse send(String method, String path, String contentType, String body) {
+    HttpRequest.Builder b =
+        http.newHttpRequestBuilder().uri(base + path).timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    if (!"GET".equals(method)) {
+      b.method(method, contentType, body == null ? "" : body);
+    }
+    CompletableFuture<HttpResponse<String>> future = http.sendAsync(b.build(), String.class);
+    try {
+      // the request timeout bounds the wait for headers; this bounds the whole exchange
+      HttpResponse<String> r = future.get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      return new ApiResponse(r.code(), r.body(), null);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      return ApiResponse.noResponse(
+          method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof HttpTimeoutException && !(cause instanceof HttpConnectTimeoutException)) {
+        // the HTTP client's own timer fired first: the same failure as ours above
+        return ApiResponse.noResponse(
+            method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
+      }
+      return ApiResponse.noResponse(method + " " + path + ": " + describe(cause));
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      return ApiResponse.noResponse(method + " " + path + ": interrupted");
+    }
+  }
+
+  private static String describe(Throwable t) {
+    String m = t.getMessage();
+    return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
+  }
+}

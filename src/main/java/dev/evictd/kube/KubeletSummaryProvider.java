@@ -1,0 +1,170 @@
+package dev.evictd.kube;
+
+import dev.evictd.api.StatsException;
+import dev.evictd.stats.StatsProvider;
+import dev.evictd.stats.Summary;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The kubelet's Summary API ({@code /stats/summary}) as a {@link StatsProvider}, read through the API server's node
+ * proxy or straight from the kubelet's port. Every read is one request bounded by a timeout. A failed, unreadable or
+ * stale read throws {@link StatsException}: no observation, never zeros. Fields the kubelet leaves out stay null.
+ */
+public final class KubeletSummaryProvider implements StatsProvider, AutoCloseable {
+  /** The API server path of a node's summary, through the node proxy. */
+  public static final String PROXY_PATH = "/api/v1/nodes/%s/proxy/stats/summary";
+  /** The kubelet's own path of the summary. */
+  public static final String KUBELET_PATH = "/stats/summary";
+
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+
+  private final KubeApi api;
+  private final String path;
+  private final String nodeName;
+  private final Duration maxAge;
+  private final Clock clock;
+  private final HttpClient ownedHttp;
+
+  private KubeletSummaryProvider(
+      KubeApi api, String path, String nodeName, Duration maxAge, Clock clock, HttpClient ownedHttp) {
+    this.api = api;
+    this.path = path;
+    this.nodeName = nodeName;
+    this.maxAge = maxAge;
+    this.clock = clock;
+    this.ownedHttp = ownedHttp;
+  }
+
+  /**
+   * Reads {@code nodeName}'s summary through the API server's node proxy ({@code nodes/proxy} get).
+   *
+   * @param timeout how long one read may take
+   * @param maxAge how old the newest node statistics may be before the read counts as stale
+   */
+  public static KubeletSummaryProvider viaApiServer(
+      KubernetesClient client, String nodeName, Duration timeout, Duration maxAge, Clock clock) {
+    return new KubeletSummaryProvider(
+        new KubeApi(client, timeout), String.format(PROXY_PATH, nodeName), nodeName, maxAge, clock, null);
+  }
+
+  /**
+   * Reads {@code nodeName}'s summary from its kubelet at {@code endpoint} with the service-account token
+   * ({@code nodes/stats} get, authorized by the kubelet).
+   *
+   * @param timeout how long one read may take
+   * @param maxAge how old the newest node statistics may be before the read counts as stale
+   */
+  public static KubeletSummaryProvider direct(
+      KubeletEndpoint endpoint, String nodeName, Duration timeout, Duration maxAge, Clock clock) {
+    ConfigBuilder config =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl(endpoint.baseUri().toString())
+            .withRequestRetryBackoffLimit(0)
+            .withRequestTimeout(Math.toIntExact(timeout.toMillis()))
+            .withConnectionTimeout(Math.toIntExact(timeout.toMillis()))
+            .withTrustCerts(endpoint.insecureSkipTlsVerify())
+            .withDisableHostnameVerification(endpoint.insecureSkipTlsVerify())
+            .withOauthTokenProvider(() -> readToken(endpoint));
+    if (endpoint.caFile() != null && !endpoint.insecureSkipTlsVerify()) {
+      config.withCaCertFile(endpoint.caFile().toString());
+    }
+    HttpClient http = new JdkHttpClientFactory().newBuilder(config.build()).build();
+    KubeApi api = new KubeApi(http, endpoint.baseUri().toString(), timeout, new KubernetesSerialization());
+    return new KubeletSummaryProvider(api, KUBELET_PATH, nodeName, maxAge, clock, http);
+  }
+
+  @Override
+  public Summary summary() {
+    ApiResponse r = api.get(path);
+    if (!r.isSuccess()) {
+      throw new StatsException(what() + ": " + r.describe());
+    }
+    Summary summary;
+    try {
+      summary = MAPPER.readValue(r.body(), Summary.class);
+    } catch (JacksonException e) {
+      throw new StatsException(what() + ": unreadable summary: " + e.getOriginalMessage());
+    }
+    if (summary == null) {
+      throw new StatsException(what() + ": empty summary");
+    }
+    check(summary);
+    return summary;
+  }
+
+  private void check(Summary summary) {
+    Summary.NodeStats node = summary.node();
+    if (node == null) {
+      return;
+    }
+    if (node.nodeName() != null && !node.nodeName().equals(nodeName)) {
+      throw new StatsException(what() + ": summary is of node " + node.nodeName());
+    }
+    Instant newest = newestTime(node);
+    if (newest != null) {
+      Duration age = Duration.between(newest, clock.instant());
+      if (age.compareTo(maxAge) > 0) {
+        throw new StatsException(
+            what() + ": stale summary, newest node statistics from " + newest + " (" + age.toSeconds()
+                + " s old, limit " + maxAge.toSeconds() + " s)");
+      }
+    }
+  }
+
+  private static Instant newestTime(Summary.NodeStats node) {
+    List<Instant> times = new ArrayList<>();
+    if (node.memory() != null) {
+      times.add(node.memory().time());
+    }
+    if (node.fs() != null) {
+      times.add(node.fs().time());
+    }
+    if (node.rlimit() != null) {
+      times.add(node.rlimit().time());
+    }
+    if (node.runtime() != null && node.runtime().imageFs() != null) {
+      times.add(node.runtime().imageFs().time());
+    }
+    if (node.runtime() != null && node.runtime().containerFs() != null) {
+      times.add(node.runtime().containerFs().time());
+    }
+    return times.stream().filter(t -> t != null).max(Comparator.naturalOrder()).orElse(null);
+  }
+
+  private String what() {
+    return "kubelet summary of node " + nodeName;
+  }
+
+  private static String readToken(KubeletEndpoint endpoint) {
+    try {
+      return Files.readString(endpoint.tokenFile(), StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      throw new StatsException("cannot read the kubelet token " + endpoint.tokenFile() + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (ownedHttp != null) {
+      ownedHttp.close();
+    }
+  }
+}

@@ -1,0 +1,184 @@
+package dev.evictd.kube;
+
+import dev.evictd.agent.PodSource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an informer (list, then
+ * watch) on {@code spec.nodeName=NODE} across all namespaces. {@link #activePods()} is what the planner gets each
+ * sync: the kubelet's "active pods", i.e. the pods of the node that are not in a terminal phase (Succeeded or
+ * Failed), in a stable order (creation time, then namespace/name).
+ *
+ * <p>Pods with a deletionTimestamp stay active until they reach a terminal phase or disappear, as in the kubelet:
+ * their containers still run and use what the node is short of, and evicting one again with a shorter grace period
+ * is how the kubelet speeds up a slow termination. Rules that prefer to skip them can match
+ * {@code pod.metadata.deletionTimestamp}.
+ *
+ * <p>Thread-safe: the informer's threads update the store; {@link #activePods()} reads a snapshot. When the API
+ * server is unreachable, the last known pods are served and the informer keeps reconnecting on its own.
+ */
+public final class NodePodInformer implements PodSource {
+  private static final Logger LOG = LoggerFactory.getLogger(NodePodInformer.class);
+
+  /** The field the informer selects pods by. */
+  public static final String NODE_NAME_FIELD = "spec.nodeName";
+
+  /** The order of active pods: creation time (unknown last), then namespace, then name. */
+  public static final Comparator<Pod> ORDER =
+      Comparator.comparing(NodePodInformer::creationTime, Comparator.nullsLast(Comparator.naturalOrder()))
+          .thenComparing(p -> nullToEmpty(p.getMetadata().getNamespace()))
+          .thenComparing(p -> nullToEmpty(p.getMetadata().getName()));
+
+  private final String nodeName;
+  private final SharedIndexInformer<Pod> informer;
+  private final AtomicInteger failures = new AtomicInteger();
+  private volatile boolean closed;
+
+  /** An informer on the pods of {@code nodeName}; nothing is requested until {@link #start}. */
+  public NodePodInformer(KubernetesClient client, String nodeName) {
+    this.nodeName = nodeName;
+    this.informer = client.pods().inAnyNamespace().withField(NODE_NAME_FIELD, nodeName).runnableInformer(0);
+    this.informer.addEventHandler(new LoggingHandler());
+    // fabric8 gives up on an informer whose first list fails; a node agent may start before the API server
+    // answers, so it keeps trying (with the client's reconnect backoff) until closed
+    this.informer.exceptionHandler(this::retryAfter);
+  }
+
+  private boolean retryAfter(boolean started, Throwable t) {
+    if (closed) {
+      return false;
+    }
+    int n = failures.incrementAndGet();
+    if (n == 1 || n % 10 == 0) {
+      LOG.warn("pods of node {}: {} ({} failures so far); retrying", nodeName, describe(t), n);
+    }
+    return true;
+  }
+
+  private static String describe(Throwable t) {
+    Throwable c = t;
+    while (true) {
+      if (c instanceof KubernetesClientException k && k.getCode() > 0) {
+        String m = k.getStatus() == null ? null : k.getStatus().getMessage();
+        return "HTTP " + k.getCode() + (m == null ? "" : ": " + m);
+      }
+      if (c instanceof java.io.IOException || c.getCause() == null || c.getCause() == c) {
+        break;
+      }
+      c = c.getCause();
+    }
+    String m = c.getMessage();
+    return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+  }
+
+  /**
+   * Starts listing and watching, and waits up to {@code timeout} for the first list. Returns whether it arrived;
+   * when it did not, the informer keeps trying in the background and {@link #hasSynced()} turns true later.
+   */
+  public boolean start(Duration timeout) {
+    var started = informer.start().toCompletableFuture();
+    try {
+      started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn("pods of node {}: not listed within {} ms; still trying", nodeName, timeout.toMillis());
+    } catch (ExecutionException e) {
+      LOG.warn("pods of node {}: first list failed ({}); still trying", nodeName, describe(e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return informer.hasSynced();
+  }
+
+  /** Whether the first list arrived: before it, the node's pods are unknown and no sync should evict. */
+  public boolean hasSynced() {
+    return informer.hasSynced();
+  }
+
+  /** Whether the watch is currently connected; false means {@link #activePods()} may be stale. */
+  public boolean isWatching() {
+    return informer.isWatching();
+  }
+
+  /** The node's active pods, in {@link #ORDER}. */
+  @Override
+  public List<Pod> activePods() {
+    return informer.getStore().list().stream().filter(this::isActiveOnNode).sorted(ORDER).toList();
+  }
+
+  /** The node's name. */
+  public String nodeName() {
+    return nodeName;
+  }
+
+  /** Whether {@code pod} counts as active: not Succeeded or Failed. */
+  public static boolean isActive(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return !"Succeeded".equals(phase) && !"Failed".equals(phase);
+  }
+
+  // The field selector already limits the informer to this node; checking again keeps a pod of another node out
+  // should a server (or a proxy in between) ignore the selector.
+  private boolean isActiveOnNode(Pod pod) {
+    return pod.getSpec() != null && nodeName.equals(pod.getSpec().getNodeName()) && isActive(pod);
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      informer.close();
+    }
+  }
+
+  private static Instant creationTime(Pod pod) {
+    ObjectMeta m = pod.getMetadata();
+    String t = m == null ? null : m.getCreationTimestamp();
+    if (t == null || t.isEmpty()) {
+      return null;
+    }
+    try {
+      return Instant.parse(t);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+
+  private final class LoggingHandler implements ResourceEventHandler<Pod> {
+    @Override
+    public void onAdd(Pod pod) {
+      LOG.debug("node {}: pod {}/{} added", nodeName, pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+    }
+
+    @Override
+    public void onUpdate(Pod oldPod, Pod newPod) {
+      LOG.trace("node {}: pod {}/{} updated", nodeName, newPod.getMetadata().getNamespace(),
+          newPod.getMetadata().getName());
+    }
+
+    @Override
+    public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+      LOG.debug("node {}: pod {}/{} deleted", nodeName, pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName());
+    }
+  }
+}

@@ -1,0 +1,333 @@
+package dev.evictd.linux;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/**
+ * The memory cgroup hierarchy of a host, below a cgroup filesystem root that is a parameter ({@code /sys/fs/cgroup}
+ * on a real host, a fixture tree in tests). Finds where the memory controller lives (cgroup v1
+ * {@code <root>/memory}, v2 {@code <root>} or the hybrid {@code <root>/unified}), the pods cgroup and the pod
+ * cgroups below it, and reads their memory figures and processes.
+ *
+ * <p>Pod cgroups are found under both drivers the kubelet supports: cgroupfs ({@code kubepods/pod<uid>},
+ * {@code kubepods/burstable/pod<uid>}, {@code kubepods/besteffort/pod<uid>}; Guaranteed pods sit directly under
+ * kubepods) and systemd ({@code kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>.slice}
+ * and so on).
+ */
+public final class Cgroups {
+  /** The default name of the cgroup holding every pod. */
+  public static final String DEFAULT_PODS_CGROUP = "kubepods";
+
+  private static final List<String> QOS_CLASSES = List.of("burstable", "besteffort");
+
+  /** The cgroup version that owns the memory controller. */
+  public enum Version {
+    V1,
+    V2;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * Memory figures of one cgroup, in bytes; a null field was not readable.
+   *
+   * @param usage {@code memory.usage_in_bytes} (v1) or {@code memory.current} (v2; at the v2 root, where there is
+   *     none, {@code anon + file} of memory.stat, as runc computes it)
+   * @param inactiveFile {@code total_inactive_file} (v1) or {@code inactive_file} (v2) of memory.stat
+   * @param rss {@code total_rss} (v1) or {@code anon} (v2) of memory.stat
+   * @param limit {@code memory.limit_in_bytes} (v1) or {@code memory.max} (v2), null when unlimited
+   */
+  public record Memory(Long usage, Long inactiveFile, Long rss, Long limit) {
+    /** usage − inactive_file, floored at zero (cAdvisor's working set), or null without usage. */
+    public Long workingSet() {
+      if (usage == null) {
+        return null;
+      }
+      long inactive = inactiveFile == null ? 0 : inactiveFile;
+      return usage > inactive ? usage - inactive : 0L;
+    }
+  }
+
+  private final Path root;
+  private final Version version;
+  private final Path memoryRoot;
+  private final String podsName;
+
+  private Cgroups(Path root, Version version, Path memoryRoot, String podsName) {
+    this.root = root;
+    this.version = version;
+    this.memoryRoot = memoryRoot;
+    this.podsName = podsName;
+  }
+
+  /** Finds the memory controller below {@code root}; pods live in the cgroup named {@code podsCgroup}. */
+  public static Cgroups detect(Path root, String podsCgroup) {
+    String pods = podsCgroup == null || podsCgroup.isBlank() ? DEFAULT_PODS_CGROUP : podsCgroup;
+    if (pods.startsWith("/")) {
+      pods = pods.substring(1);
+    }
+    if (hasV2Memory(root)) {
+      return new Cgroups(root, Version.V2, root, pods);
+    }
+    Path v1 = root.resolve("memory");
+    if (Files.isRegularFile(v1.resolve("memory.usage_in_bytes"))) {
+      return new Cgroups(root, Version.V1, v1, pods);
+    }
+    Path unified = root.resolve("unified");
+    if (hasV2Memory(unified)) {
+      return new Cgroups(root, Version.V2, unified, pods);
+    }
+    return new Cgroups(root, null, null, pods);
+  }
+
+  private static boolean hasV2Memory(Path dir) {
+    Path controllers = dir.resolve("cgroup.controllers");
+    if (!Files.isRegularFile(controllers)) {
+      return false;
+    }
+    try {
+      for (String c : KernelFiles.read(controllers).trim().split("\\s+")) {
+        if (c.equals("memory")) {
+          return true;
+        }
+      }
+    } catch (IOException e) {
+      return false;
+    }
+    return false;
+  }
+
+  /** The cgroup filesystem root given. */
+  public Path root() {
+    return root;
+  }
+
+  /** The version owning the memory controller, empty when no memory controller was found. */
+  public Optional<Version> version() {
+    return Optional.ofNullable(version);
+  }
+
+  /** The root of the hierarchy holding the memory controller, empty when none was found. */
+  public Optional<Path> memoryRoot() {
+    return Optional.ofNullable(memoryRoot);
+  }
+
+  /** The configured name of the pods cgroup (e.g. {@code kubepods}). */
+  public String podsCgroupName() {
+    return podsName;
+  }
+
+  /** One line for logs and the doctor: version and where the memory controller is. */
+  public String describe() {
+    if (version == null) {
+      return "no memory controller under " + root;
+    }
+    return "cgroup " + version + ", memory controller at " + memoryRoot;
+  }
+
+  /** The pods cgroup ({@code kubepods} or {@code kubepods.slice}) when it exists. */
+  public Optional<Path> podsCgroup() {
+    if (memoryRoot == null) {
+      return Optional.empty();
+    }
+    for (Path p : List.of(memoryRoot.resolve(podsName), memoryRoot.resolve(podsName + ".slice"))) {
+      if (Files.isDirectory(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Every pod cgroup below the pods cgroup, by pod UID (dashes restored from systemd's underscores). */
+  public Map<String, Path> podCgroups() {
+    Map<String, Path> out = new LinkedHashMap<>();
+    Optional<Path> pods = podsCgroup();
+    if (pods.isEmpty()) {
+      return out;
+    }
+    Path dir = pods.get();
+    boolean systemd = dir.getFileName().toString().endsWith(".slice");
+    List<Path> parents = new ArrayList<>();
+    parents.add(dir);
+    for (String qos : QOS_CLASSES) {
+      parents.add(systemd ? dir.resolve(podsName + "-" + qos + ".slice") : dir.resolve(qos));
+    }
+    for (Path parent : parents) {
+      if (!Files.isDirectory(parent)) {
+        continue;
+      }
+      try (DirectoryStream<Path> ds = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        for (Path p : ds) {
+          String uid = podUid(p.getFileName().toString(), systemd);
+          if (uid != null) {
+            out.putIfAbsent(uid, p);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot list " + parent + ": " + e.getMessage(), e);
+      }
+    }
+    return out;
+  }
+
+  /** The pod UID a cgroup directory name stands for, or null when it is not a pod cgroup. */
+  static String podUid(String name, boolean systemd) {
+    if (!systemd) {
+      return name.startsWith("pod") && name.length() > 3 ? name.substring(3) : null;
+    }
+    if (!name.endsWith(".slice")) {
+      return null;
+    }
+    int at = name.lastIndexOf("-pod");
+    if (at < 0) {
+      return null;
+    }
+    String uid = name.substring(at + 4, name.length() - ".slice".length());
+    return uid.isEmpty() ? null : uid.replace('_', '-');
+  }
+
+  /** The cgroup of the pod with {@code uid}, when it exists under either driver's naming. */
+  public Optional<Path> podCgroup(String uid) {
+    Optional<Path> pods = podsCgroup();
+    if (pods.isEmpty() || uid == null || uid.isBlank() || uid.contains("/")) {
+      return Optional.empty();
+    }
+    Path dir = pods.get();
+    List<Path> candidates = new ArrayList<>();
+    if (dir.getFileName().toString().endsWith(".slice")) {
+      String u = uid.replace('-', '_');
+      candidates.add(dir.resolve(podsName + "-pod" + u + ".slice"));
+      for (String qos : QOS_CLASSES) {
+        candidates.add(
+            dir.resolve(podsName + "-" + qos + ".slice").resolve(podsName + "-" + qos + "-pod" + u + ".slice"));
+      }
+    } else {
+      candidates.add(dir.resolve("pod" + uid));
+      for (String qos : QOS_CLASSES) {
+        candidates.add(dir.resolve(qos).resolve("pod" + uid));
+      }
+    }
+    return candidates.stream().filter(Files::isDirectory).findFirst();
+  }
+
+  /** Reads the memory figures of the memory cgroup {@code dir} (an absolute path below {@link #memoryRoot()}). */
+  public Memory memory(Path dir) {
+    if (version == null) {
+      return new Memory(null, null, null, null);
+    }
+    Map<String, Long> stat = readKeyed(dir.resolve("memory.stat"));
+    if (version == Version.V1) {
+      Long inactive = stat.getOrDefault("total_inactive_file", stat.get("inactive_file"));
+      Long rss = stat.getOrDefault("total_rss", stat.get("rss"));
+      OptionalLong limit = readLimit(dir.resolve("memory.limit_in_bytes"));
+      return new Memory(
+          readLong(dir.resolve("memory.usage_in_bytes")).stream().boxed().findFirst().orElse(null),
+          inactive,
+          rss,
+          limit.isPresent() ? limit.getAsLong() : null);
+    }
+    Long usage = readLong(dir.resolve("memory.current")).stream().boxed().findFirst().orElse(null);
+    if (usage == null && dir.equals(memoryRoot) && stat.containsKey("anon") && stat.containsKey("file")) {
+      usage = stat.get("anon") + stat.get("file");
+    }
+    OptionalLong limit = readLimit(dir.resolve("memory.max"));
+    return new Memory(usage, stat.get("inactive_file"), stat.get("anon"), limit.isPresent() ? limit.getAsLong() : null);
+  }
+
+  /** The processes in {@code dir} and every cgroup below it ({@code cgroup.procs}), sorted. */
+  public static Set<Integer> processes(Path dir) {
+    Set<Integer> pids = new TreeSet<>();
+    if (!Files.isDirectory(dir)) {
+      return pids;
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.filter(p -> p.getFileName().toString().equals("cgroup.procs"))
+          .forEach(
+              p -> {
+                try {
+                  for (String line : KernelFiles.read(p).lines().toList()) {
+                    String t = line.trim();
+                    if (!t.isEmpty()) {
+                      pids.add(Integer.parseInt(t));
+                    }
+                  }
+                } catch (NoSuchFileException e) {
+                  // the cgroup went away while walking: its processes are gone too
+                } catch (IOException e) {
+                  throw new UncheckedIOException("cannot read " + p + ": " + e.getMessage(), e);
+                } catch (NumberFormatException e) {
+                  throw new IllegalStateException("not a pid list: " + p + ": " + e.getMessage());
+                }
+              });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot walk " + dir + ": " + e.getMessage(), e);
+    } catch (UncheckedIOException e) {
+      if (e.getCause() instanceof NoSuchFileException) {
+        return pids;
+      }
+      throw e;
+    }
+    return pids;
+  }
+
+  /** {@code key value} lines (memory.stat, /proc/meminfo without units) as a map; empty when unreadable. */
+  static Map<String, Long> readKeyed(Path file) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    List<String> lines;
+    try {
+      lines = KernelFiles.read(file).lines().toList();
+    } catch (IOException e) {
+      return out;
+    }
+    for (String line : lines) {
+      String[] parts = line.trim().split("[:\\s]+");
+      if (parts.length >= 2) {
+        try {
+          long v = Long.parseLong(parts[1]);
+          if (parts.length >= 3 && parts[2].equals("kB")) {
+            v *= 1024;
+          }
+          out.put(parts[0], v);
+        } catch (NumberFormatException e) {
+          // not a number: not a figure we use
+        }
+      }
+    }
+    return out;
+  }
+
+  /** A file holding one integer; empty when missing or not an integer. */
+  static OptionalLong readLong(Path file) {
+    try {
+      return OptionalLong.of(Long.parseLong(KernelFiles.read(file).trim()));
+    } catch (IOException | NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /** A limit file: empty when missing, "max" (v2) or the v1 "unlimited" value (close to 2^63). */
+  private static OptionalLong readLimit(Path file) {
+    OptionalLong v = readLong(file);
+    if (v.isPresent() && v.getAsLong() >= (Long.MAX_VALUE / 2)) {
+      return OptionalLong.empty();
+    }
+    return v;
+  }
+}

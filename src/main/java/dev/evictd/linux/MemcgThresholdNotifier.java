@@ -1,0 +1,418 @@
+package dev.evictd.linux;
+
+import dev.evictd.api.MemcgThresholdCrossed;
+import dev.evictd.api.Signal;
+import dev.evictd.api.Threshold;
+import dev.evictd.engine.Observations;
+import dev.evictd.stats.Summary;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the agent the instant a memory eviction threshold is about to be met, instead of at the next poll: the
+ * kubelet's memory threshold notifier, on cgroup v1.
+ *
+ * <p>For a {@code memory.available} threshold it registers {@code capacity − threshold + inactive_file} on
+ * {@code memory.usage_in_bytes} of the root memory cgroup through {@code cgroup.event_control} (for
+ * {@code allocatableMemory.available}, on the pods cgroup), so the kernel signals an eventfd when usage — and thus
+ * the working set — crosses the line, in either direction. Each signal becomes a {@link MemcgThresholdCrossed} given
+ * to the listener, with the direction read from the usage right after the event.
+ *
+ * <p>The registered value follows the summary: {@link #update} recomputes it after a sync and re-registers when it
+ * changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow} re-registers at once. One daemon thread waits
+ * in {@code poll(2)} with a time-out on the registration's eventfd and on a wake-up eventfd, so it picks up a new
+ * registration at once and stops within a second of {@link #close()}. That thread owns every descriptor it polls:
+ * it closes a replaced registration itself, so no descriptor is closed while polled.
+ *
+ * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control}; no memory
+ * controller; a missing cgroup; libc not bound) the notifier logs one warning and reports itself
+ * {@linkplain #available() unavailable}: the agent keeps polling. It never throws for that.
+ */
+public final class MemcgThresholdNotifier implements AutoCloseable {
+  /** Re-registration happens at most this often, as in the kubelet (synchronize may run far more often). */
+  public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(10);
+
+  static final String USAGE_FILE = "memory.usage_in_bytes";
+  static final String EVENT_CONTROL = "cgroup.event_control";
+  private static final int POLL_MILLIS = 250;
+  private static final Logger LOG = LoggerFactory.getLogger(MemcgThresholdNotifier.class);
+
+  private final Signal signal;
+  private final Threshold threshold;
+  private final Path cgroup;
+  private final Consumer<MemcgThresholdCrossed> listener;
+  private final Clock clock;
+  private final Object lock = new Object();
+  private String unavailable;
+  private int wakeFd = -1;
+  private Thread thread;
+  private Registration pending;
+  private long registered = -1;
+  private Instant registeredAt;
+  private volatile boolean closed;
+
+  /** One registration: an eventfd the kernel signals for one threshold value. */
+  private record Registration(int eventFd, long threshold) {}
+
+  /**
+   * A notifier for a {@code memory.available} or {@code allocatableMemory.available} threshold. Nothing is registered
+   * until the first {@link #update}.
+   *
+   * @throws IllegalArgumentException when the threshold is on another signal
+   */
+  public MemcgThresholdNotifier(
+      Threshold threshold, Cgroups cgroups, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
+    this(threshold, threshold.signal(), cgroupFor(threshold.signal(), cgroups), listener, clock, reasonFor(cgroups));
+  }
+
+  /**
+   * A notifier on the memory cgroup directory {@code cgroup} whose crossings report {@code signal}; thresholds are
+   * set with {@link #register}. For the doctor and tests.
+   */
+  public static MemcgThresholdNotifier onCgroup(
+      Signal signal, Path cgroup, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
+    return new MemcgThresholdNotifier(null, signal, cgroup, listener, clock, null);
+  }
+
+  private MemcgThresholdNotifier(
+      Threshold threshold,
+      Signal signal,
+      Path cgroup,
+      Consumer<MemcgThresholdCrossed> listener,
+      Clock clock,
+      String reason) {
+    if (signal != Signal.MEMORY_AVAILABLE && signal != Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
+      throw new IllegalArgumentException("memcg thresholds observe memory signals only, not " + signal);
+    }
+    this.threshold = threshold;
+    this.signal = signal;
+    this.cgroup = cgroup;
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.clock = clock;
+    if (reason == null) {
+      reason = checkCgroup(cgroup);
+    }
+    if (reason == null && !Native.available()) {
+      reason = Native.unavailableReason();
+    }
+    if (reason != null) {
+      markUnavailable(reason);
+    }
+  }
+
+  private static Path cgroupFor(Signal signal, Cgroups cgroups) {
+    if (cgroups.memoryRoot().isEmpty()) {
+      return null;
+    }
+    if (signal == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
+      return cgroups.podsCgroup().orElse(cgroups.memoryRoot().get().resolve(cgroups.podsCgroupName()));
+    }
+    return cgroups.memoryRoot().get();
+  }
+
+  private static String reasonFor(Cgroups cgroups) {
+    if (cgroups.version().isEmpty()) {
+      return cgroups.describe();
+    }
+    if (cgroups.version().get() == Cgroups.Version.V2) {
+      return "cgroup v2 has no memory usage thresholds (no cgroup.event_control)";
+    }
+    return null;
+  }
+
+  private static String checkCgroup(Path cgroup) {
+    if (cgroup == null) {
+      return "no memory cgroup";
+    }
+    if (!Files.isDirectory(cgroup)) {
+      return "memory cgroup " + cgroup + " does not exist";
+    }
+    if (!Files.exists(cgroup.resolve(EVENT_CONTROL))) {
+      return "no " + cgroup.resolve(EVENT_CONTROL) + " (not a cgroup v1 memory cgroup)";
+    }
+    if (!Files.isReadable(cgroup.resolve(USAGE_FILE))) {
+      return "cannot read " + cgroup.resolve(USAGE_FILE);
+    }
+    return null;
+  }
+
+  private void markUnavailable(String reason) {
+    synchronized (lock) {
+      if (unavailable != null) {
+        return;
+      }
+      unavailable = reason;
+    }
+    LOG.warn("memcg threshold notifier for {} not available: {}; the agent polls instead", signal, reason);
+  }
+
+  /** The signal whose threshold this notifier watches. */
+  public Signal signal() {
+    return signal;
+  }
+
+  /** The memory cgroup watched, or null when there is none. */
+  public Path cgroup() {
+    return cgroup;
+  }
+
+  /** Whether kernel notifications work; false means the agent must rely on polling. */
+  public boolean available() {
+    synchronized (lock) {
+      return unavailable == null;
+    }
+  }
+
+  /** Why notifications do not work, or null when they do. */
+  public String unavailableReason() {
+    synchronized (lock) {
+      return unavailable;
+    }
+  }
+
+  /** The value registered on {@code memory.usage_in_bytes}, when one is. */
+  public OptionalLong registeredThreshold() {
+    synchronized (lock) {
+      return registered < 0 ? OptionalLong.empty() : OptionalLong.of(registered);
+    }
+  }
+
+  /**
+   * The kubelet's memcg threshold for {@code threshold} given a summary: {@code capacity − threshold quantity +
+   * inactive_file}, where capacity = available + working set and inactive_file = usage − working set of the node
+   * memory (or of the "pods" system container for {@code allocatableMemory.available}). Empty when the summary lacks
+   * a figure.
+   */
+  public static OptionalLong memcgThreshold(Threshold threshold, Summary summary) {
+    if (summary == null || summary.node() == null) {
+      return OptionalLong.empty();
+    }
+    Summary.MemoryStats m = summary.node().memory();
+    if (threshold.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
+      Summary.ContainerStats pods = summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
+      m = pods == null ? null : pods.memory();
+    }
+    if (m == null || m.usageBytes() == null || m.workingSetBytes() == null || m.availableBytes() == null) {
+      return OptionalLong.empty();
+    }
+    long inactiveFile = m.usageBytes() - m.workingSetBytes();
+    long capacity = m.availableBytes() + m.workingSetBytes();
+    long quantity = threshold.quantity(capacity).value();
+    return OptionalLong.of(capacity - quantity + inactiveFile);
+  }
+
+  /**
+   * After a sync: recomputes the threshold from {@code summary} and re-registers it when it changed and the last
+   * registration is at least {@link #REFRESH_INTERVAL} old. Returns whether a new value was registered.
+   */
+  public boolean update(Summary summary) {
+    return update(summary, false);
+  }
+
+  /** Like {@link #update} but re-registers a changed value at once, whatever the time since the last one. */
+  public boolean updateNow(Summary summary) {
+    return update(summary, true);
+  }
+
+  private boolean update(Summary summary, boolean now) {
+    if (threshold == null) {
+      throw new IllegalStateException("a notifier made with onCgroup has no eviction threshold: use register");
+    }
+    OptionalLong value = memcgThreshold(threshold, summary);
+    if (value.isEmpty()) {
+      LOG.debug("memcg threshold for {}: the summary lacks node memory figures; not updated", signal);
+      return false;
+    }
+    if (value.getAsLong() <= 0) {
+      // a threshold above the capacity: already met, nothing for the kernel to watch
+      LOG.debug("memcg threshold for {}: computed {} bytes; not registered", signal, value.getAsLong());
+      return false;
+    }
+    synchronized (lock) {
+      if (unavailable != null || closed || value.getAsLong() == registered) {
+        return false;
+      }
+      if (!now && registeredAt != null && clock.instant().isBefore(registeredAt.plus(REFRESH_INTERVAL))) {
+        return false;
+      }
+    }
+    return register(value.getAsLong());
+  }
+
+  /**
+   * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the previous value.
+   * Returns false (after one warning, the notifier then being unavailable) when the kernel refuses it.
+   */
+  public boolean register(long thresholdBytes) {
+    if (thresholdBytes < 0) {
+      throw new IllegalArgumentException("memcg threshold must not be negative: " + thresholdBytes);
+    }
+    synchronized (lock) {
+      if (unavailable != null || closed) {
+        return false;
+      }
+      Registration r;
+      try {
+        if (wakeFd < 0) {
+          wakeFd = Native.eventfd();
+        }
+        r = open(thresholdBytes);
+      } catch (IOException e) {
+        unavailable = "cannot register a threshold on " + cgroup.resolve(USAGE_FILE) + ": " + e.getMessage();
+        LOG.warn("memcg threshold notifier for {} not available: {}; the agent polls instead", signal, unavailable);
+        return false;
+      }
+      if (pending != null) {
+        Native.close(pending.eventFd());
+      }
+      pending = r;
+      registered = thresholdBytes;
+      registeredAt = clock.instant();
+      LOG.debug("memcg threshold for {} on {}: {} bytes", signal, cgroup, thresholdBytes);
+      if (thread == null) {
+        thread = new Thread(this::run, "memcg-notifier-" + signal.key());
+        thread.setDaemon(true);
+        thread.start();
+      } else {
+        wake();
+      }
+      return true;
+    }
+  }
+
+  private Registration open(long value) throws IOException {
+    int usageFd = -1;
+    int controlFd = -1;
+    int eventFd = -1;
+    try {
+      usageFd = Native.open(cgroup.resolve(USAGE_FILE), Native.O_RDONLY);
+      controlFd = Native.open(cgroup.resolve(EVENT_CONTROL), Native.O_WRONLY);
+      eventFd = Native.eventfd();
+      Native.write(
+          controlFd, eventFd + " " + usageFd + " " + value, false, "write " + cgroup.resolve(EVENT_CONTROL));
+      Registration r = new Registration(eventFd, value);
+      eventFd = -1;
+      return r;
+    } finally {
+      // the kernel keeps the registration as long as the eventfd is open; the other two are not needed
+      Native.close(eventFd);
+      Native.close(controlFd);
+      Native.close(usageFd);
+    }
+  }
+
+  private void wake() {
+    try {
+      Native.signalEventfd(wakeFd, 1);
+    } catch (IOException e) {
+      LOG.debug("cannot wake the memcg notifier thread: {}", e.getMessage());
+    }
+  }
+
+  private void run() {
+    Registration current = null;
+    int[] fds = new int[2];
+    short[] events = {Native.POLLIN, Native.POLLIN};
+    short[] revents = new short[2];
+    try {
+      while (!closed) {
+        synchronized (lock) {
+          if (pending != null) {
+            if (current != null) {
+              Native.close(current.eventFd());
+            }
+            current = pending;
+            pending = null;
+          }
+          fds[0] = wakeFd;
+        }
+        fds[1] = current == null ? -1 : current.eventFd();
+        int n = Native.poll(fds, events, revents, POLL_MILLIS);
+        if (n <= 0 || closed) {
+          continue;
+        }
+        if ((revents[0] & Native.POLLIN) != 0) {
+          Native.readEventfd(fds[0]);
+        }
+        if (current != null && revents[1] != 0) {
+          if ((revents[1] & Native.POLLNVAL) != 0) {
+            throw new IOException("eventfd " + fds[1] + " is no longer open");
+          }
+          Native.readEventfd(current.eventFd());
+          deliver(current.threshold());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      if (!closed) {
+        markUnavailable("waiting for memcg events on " + cgroup + " failed: " + e.getMessage());
+      }
+    } finally {
+      synchronized (lock) {
+        if (current != null) {
+          Native.close(current.eventFd());
+        }
+        if (pending != null) {
+          Native.close(pending.eventFd());
+          pending = null;
+        }
+        Native.close(wakeFd);
+        wakeFd = -1;
+        registered = -1;
+      }
+    }
+  }
+
+  private void deliver(long thresholdBytes) {
+    OptionalLong usage = Cgroups.readLong(cgroup.resolve(USAGE_FILE));
+    if (usage.isEmpty()) {
+      LOG.warn("memcg event on {} but {} is unreadable; event dropped", cgroup, USAGE_FILE);
+      return;
+    }
+    long u = usage.getAsLong();
+    MemcgThresholdCrossed.Direction d =
+        u >= thresholdBytes ? MemcgThresholdCrossed.Direction.UP : MemcgThresholdCrossed.Direction.DOWN;
+    MemcgThresholdCrossed fact = new MemcgThresholdCrossed(signal, d, thresholdBytes, u, clock.instant());
+    LOG.debug("memcg threshold crossed: {}", fact);
+    try {
+      listener.accept(fact);
+    } catch (RuntimeException e) {
+      LOG.warn("memcg threshold listener failed on {}: {}", fact, e.toString());
+    }
+  }
+
+  /** Stops waiting and unregisters (closes every descriptor); returns within about a second. Idempotent. */
+  @Override
+  public void close() {
+    Thread t;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      t = thread;
+      if (t == null) {
+        Native.close(wakeFd);
+        wakeFd = -1;
+        registered = -1;
+      } else {
+        wake();
+      }
+    }
+    if (t != null && t != Thread.currentThread()) {
+      try {
+        t.join(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package dev.evictd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.FsLayout;
+import dev.evictd.config.KubeletEvictionConfig;
+import dev.evictd.config.YamlNode;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.RuleCompiler;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.testing.FakeStatsProvider;
+import dev.evictd.testing.MutableClock;
+import dev.evictd.testing.RecordingEvictor;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class EvictionManagerTest {
+  static RuleSet defaults;
+  final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeAll
+  static void compile() {
+    defaults = RuleCompiler.compileDefault();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  static Pod pod(String name, int priority) {
+    return new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace("default").endMetadata()
+        .withNewSpec().withPriority(priority).withTerminationGracePeriodSeconds(30L)
+        .addNewContainer().withName("c").endContainer().endSpec()
+        .build();
+  }
+
+  static Planner planner(String kubeletYaml) {
+    return new Planner(
+        defaults,
+        KubeletEvictionConfig.from(
+            YamlNode.parse("k.yaml", kubeletYaml.getBytes(StandardCharsets.UTF_8)), "node", FsLayout.SHARED));
+  }
+
+  /** Records events. */
+  static final class Events implements EventSink {
+    final List<String> recorded = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void podEvicted(EvictionDecision d) {
+      recorded.add("Evicted " + d.pod().key() + ": " + d.message());
+    }
+
+    @Override
+    public void thresholdMet(String resource) {
+      recorded.add("EvictionThresholdMet Attempting to reclaim " + resource);
+    }
+  }
+
+  EvictionManager manager(
+      Planner planner, FakeStatsProvider stats, PodSource pods, RecordingEvictor ev, Events events, Clock clock,
+      EvictionManager.Settings settings) {
+    EvictionManager m =
+        new EvictionManager(planner, stats, pods, ev, a -> true, events, new AgentMetrics(clock), clock, settings);
+    closeables.add(m);
+    return m;
+  }
+
+  static final EvictionManager.Settings DELETE =
+      new EvictionManager.Settings(Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false);
+
+  @Test
+  void pressureEvictsThroughTheExecutorAndRecordsEventsAndMetrics() {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100, "b", 900));
+    RecordingEvictor ev = new RecordingEvictor();
+    Events events = new Events();
+    AgentMetrics metrics = new AgentMetrics(clock);
+    EvictionManager m =
+        new EvictionManager(
+            planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0), pod("b", 0))), ev,
+            a -> true, events, metrics, clock, DELETE);
+    closeables.add(m);
+    EvictionManager.SyncResult r = m.syncOnce("test");
+    assertThat(r.outcome()).isEqualTo("ok");
+    assertThat(ev.decisions()).singleElement().satisfies(d -> {
+      assertThat(d.pod().key()).isEqualTo("default/b");
+      assertThat(d.method()).isEqualTo(EvictionMethod.DELETE);
+      assertThat(d.gracePeriodSeconds()).isEqualTo(1);
+    });
+    assertThat(events.recorded)
+        .containsExactly(
+            "EvictionThresholdMet Attempting to reclaim memory",
+            "Evicted default/b: The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. ");
+    assertThat(metrics.scrape())
+        .contains("evictd_evictions_total{method=\"delete\",outcome=\"evicted\",signal=\"memory.available\"} 1.0")
+        .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0")
+        .contains("evictd_syncs_total{result=\"ok\"} 1.0");
+    assertThat(m.ready()).isTrue();
+  }
+
+  @Test
+  void dryRunEvictsNothingAndRecordsNoEvents() {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100));
+    RecordingEvictor ev = new RecordingEvictor();
+    Events events = new Events();
+    EvictionManager m =
+        manager(planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0))), ev, events, clock,
+            new EvictionManager.Settings(Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, true, true));
+    EvictionManager.SyncResult r = m.syncOnce("test");
+    assertThat(r.attempts()).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(EvictionOutcome.DRY_RUN));
+    assertThat(ev.decisions()).isEmpty();
+    assertThat(events.recorded).isEmpty();
+  }
+
+  @Test
+  void missingStatisticsSkipTheSyncAndChangeNoState() {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.fail(true);
+    RecordingEvictor ev = new RecordingEvictor();
+    Planner p = planner("evictionHard: {memory.available: 1Gi}\n");
+    EvictionManager m = manager(p, stats, PodSource.of(List.of(pod("a", 0))), ev, new Events(), clock, DELETE);
+    assertThat(m.syncOnce("test").outcome()).isEqualTo("skipped");
+    assertThat(ev.decisions()).isEmpty();
+    assertThat(m.ready()).isFalse();
+    stats.fail(false);
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100));
+    assertThat(m.syncOnce("test").plan().seq()).isEqualTo(1); // the skipped sync never reached the planner
+  }
+
+  @Test
+  void swappedRulesKeepTheFirstObservedTime() {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(1500, 6000, "a", 100));
+    RecordingEvictor ev = new RecordingEvictor();
+    EvictionManager m =
+        manager(
+            planner("evictionHard: {}\nevictionSoft: {memory.available: 2Gi}\nevictionSoftGracePeriod: {memory.available: 1m}\n"),
+            stats, PodSource.of(List.of(pod("a", 0))), ev, new Events(), clock, DELETE);
+    assertThat(m.syncOnce("t0").plan().decisions()).isEmpty();
+    RuleSet qos = RuleCompiler.compile(Path.of("fixtures/examples/qos-ranking/rules"));
+    m.swapRules(qos);
+    clock.advance(Duration.ofSeconds(61));
+    EvictionManager.SyncResult r = m.syncOnce("t61");
+    assertThat(m.rulesSha256()).isEqualTo(qos.sha256());
+    // the grace period counted from the first sync, under the old rules
+    assertThat(r.plan().decisions()).singleElement().satisfies(d -> assertThat(d.gracePeriodSeconds()).isEqualTo(0));
+    assertThat(r.plan().ranking().get(0).key()).extracting(c -> c.name()).startsWith("qos");
+  }
+
+  @Test
+  void anUrgentTriggerEndsTheWaitForAnEvictedPod() throws Exception {
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100, "b", 900));
+    RecordingEvictor ev = new RecordingEvictor();
+    // the evicted pod never goes away, so only an urgent trigger can end the 30 s wait
+    EvictionManager m =
+        manager(
+            planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0), pod("b", 0))), ev,
+            new Events(), Clock.systemUTC(),
+            new EvictionManager.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false));
+    m.start();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (ev.decisions().isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(ev.decisions()).hasSize(1);
+    long before = System.nanoTime();
+    m.event("memcg threshold crossed", "memcg", true);
+    while (ev.decisions().size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(ev.decisions()).hasSize(2);
+    assertThat((System.nanoTime() - before) / 1_000_000).isLessThan(5_000); // not the 30 s wait, not the 60 s interval
+  }
+}

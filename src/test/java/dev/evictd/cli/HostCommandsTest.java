@@ -1,0 +1,95 @@
+package dev.evictd.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.testing.Fixtures;
+import dev.evictd.testing.TestCgroup;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+class HostCommandsTest {
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private static String[] fixtureArgs(String host, String... more) {
+    Path root = Fixtures.resource("hosts/" + host);
+    String[] base = {
+      "--cgroup-root", root.resolve("cgroup").toString(),
+      "--proc-root", root.resolve("proc").toString(),
+      "--kubelet-root-dir", root.toString(),
+      "--runtime-root", root.toString()
+    };
+    String[] all = new String[more.length + base.length];
+    System.arraycopy(more, 0, all, 0, more.length);
+    System.arraycopy(base, 0, all, more.length, base.length);
+    return all;
+  }
+
+  @Test
+  void statsPrintsTheHostSummaryAsJson() {
+    Run r = run(fixtureArgs("v1", "stats", "-o", "json"));
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode n = JsonMapper.builder().build().readTree(r.out());
+    assertThat(n.at("/node/nodeName").asString()).isEqualTo("fixture-v1");
+    assertThat(n.at("/node/memory/availableBytes").asLong()).isEqualTo(10L << 30);
+    assertThat(n.at("/node/memory/workingSetBytes").asLong()).isEqualTo(6L << 30);
+    assertThat(n.at("/node/systemContainers/0/name").asString()).isEqualTo("pods");
+    assertThat(n.at("/node/rlimit/maxpid").asLong()).isEqualTo(4194304);
+    assertThat(n.at("/node/fs/capacityBytes").asLong()).isPositive();
+    assertThat(n.at("/pods").size()).isEqualTo(3);
+  }
+
+  @Test
+  void statsTablePrintsOneLinePerObservedSignal() {
+    Run r = run(fixtureArgs("v2", "stats"));
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("node     fixture-v2")
+        .contains("memory.available             available 4Gi")
+        .contains("allocatableMemory.available  available 6656Mi")
+        .contains("pid.available                available 32518");
+  }
+
+  @Test
+  void anUnknownOutputFormatIsBadInput() {
+    Run r = run("stats", "-o", "yaml");
+    assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(r.err().trim()).isEqualTo("evictd: unknown output format \"yaml\" (table or json)");
+  }
+
+  @Test
+  void doctorOnACgroupV2TreeWarnsThatTheAgentPolls() {
+    Run r = run(fixtureArgs("v2", "doctor", "-o", "json"));
+    JsonNode n = JsonMapper.builder().build().readTree(r.out());
+    JsonNode memcg = null;
+    for (JsonNode c : n.get("checks")) {
+      if (c.get("name").asString().equals("memcg-notifier")) {
+        memcg = c;
+      }
+    }
+    assertThat(memcg).isNotNull();
+    assertThat(memcg.get("status").asString()).isEqualTo("warn");
+    assertThat(memcg.get("detail").asString()).contains("cgroup v2").contains("polls");
+  }
+
+  @Test
+  void doctorOnThisHostReportsTheMemcgNotifierAndPsiOk() {
+    TestCgroup.assumeRootWithCgroupV1();
+    Run r = run("doctor");
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).containsPattern("(?m)^ok +cgroup +cgroup v1, memory controller at /sys/fs/cgroup/memory$");
+    assertThat(r.out()).containsPattern("(?m)^ok +memcg-notifier +threshold on evictd-doctor-\\S+ crossed up");
+    assertThat(r.out()).containsPattern("(?m)^ok +psi +/proc/pressure/memory readable");
+    assertThat(r.out().lines()).allMatch(l -> l.matches("^(ok|warn|fail) +\\S.*"));
+  }
+}

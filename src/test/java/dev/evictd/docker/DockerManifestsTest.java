@@ -1,0 +1,133 @@
+package dev.evictd.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.agent.AgentConfig;
+import dev.evictd.config.YamlNode;
+import dev.evictd.engine.RuleCompiler;
+import dev.evictd.engine.RuleSet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** No Docker engine runs here: the manifests are checked statically against the code that will run in them. */
+class DockerManifestsTest {
+  static final Path DOCKER = Path.of("docker");
+
+  static List<YamlNode> docs(String file) throws IOException {
+    Path p = DOCKER.resolve(file);
+    return YamlNode.parseAll(p.toString(), Files.readAllBytes(p));
+  }
+
+  static YamlNode at(YamlNode n, String... path) {
+    for (String k : path) {
+      n = n.get(k);
+      assertThat(n).as(String.join(".", path)).isNotNull();
+    }
+    return n;
+  }
+
+  static YamlNode container() throws IOException {
+    YamlNode ds = docs("daemonset.yaml").get(0);
+    return at(ds, "spec", "template", "spec", "containers").asList().get(0);
+  }
+
+  static AgentConfig agentConfig() throws IOException {
+    Path p = DOCKER.resolve("agent.yaml");
+    return AgentConfig.resolve(YamlNode.parse(p.toString(), Files.readAllBytes(p)), Map.of(), Map.of("NODE_NAME", "node-1"));
+  }
+
+  @Test
+  void daemonSetIsNodeCriticalAndLeastPrivileged() throws IOException {
+    YamlNode ds = docs("daemonset.yaml").get(0);
+    assertThat(at(ds, "kind").asText()).isEqualTo("DaemonSet");
+    YamlNode spec = at(ds, "spec", "template", "spec");
+    assertThat(at(spec, "priorityClassName").asText()).isEqualTo("system-node-critical");
+    YamlNode sc = at(container(), "securityContext");
+    assertThat(at(sc, "readOnlyRootFilesystem").asBoolean()).isTrue();
+    assertThat(at(sc, "allowPrivilegeEscalation").asBoolean()).isFalse();
+    assertThat(at(sc, "capabilities", "drop").asList()).extracting(YamlNode::asText).containsExactly("ALL");
+    assertThat(at(sc, "capabilities", "add").asList()).extracting(YamlNode::asText).containsExactly("KILL");
+    assertThat(spec.get("hostNetwork")).as("no host network: metrics stay in the pod's namespace").isNull();
+    YamlNode res = at(container(), "resources");
+    assertThat(at(res, "limits", "memory").asText()).isNotBlank();
+    assertThat(at(res, "requests", "memory").asText()).isNotBlank();
+  }
+
+  @Test
+  void mountsMatchThePathsTheAgentReads() throws IOException {
+    Map<String, YamlNode> mounts = new HashMap<>();
+    for (YamlNode m : at(container(), "volumeMounts").asList()) {
+      mounts.put(at(m, "mountPath").asText(), m);
+    }
+    AgentConfig c = agentConfig();
+    assertThat(mounts).containsKeys(
+        c.cgroupRoot().toString(), c.kubeletRootDir().toString(), c.runtimeRootDir().toString(), c.rules().toString(), "/tmp");
+    assertThat(mounts.get(c.cgroupRoot().toString()).get("readOnly")).as("memcg event_control is written").isNull();
+    assertThat(at(mounts.get(c.kubeletRootDir().toString()), "readOnly").asBoolean()).isTrue();
+    assertThat(at(mounts.get(c.runtimeRootDir().toString()), "readOnly").asBoolean()).isTrue();
+    assertThat(at(mounts.get(c.rules().toString()), "readOnly").asBoolean()).isTrue();
+    // the container command reads the mounted agent configuration
+    List<String> args = new ArrayList<>();
+    at(container(), "args").asList().forEach(a -> args.add(a.asText()));
+    assertThat(args).containsExactly("run", "--config", "/etc/evictd/agent.yaml");
+    assertThat(mounts).containsKey("/etc/evictd/agent.yaml");
+    assertThat(Files.readString(DOCKER.resolve("Dockerfile"))).contains("CMD [\"run\", \"--config\", \"/etc/evictd/agent.yaml\"]");
+  }
+
+  @Test
+  void probesAndPortMatchTheMetricsAddress() throws IOException {
+    AgentConfig c = agentConfig();
+    int port = Integer.parseInt(c.metricsAddress().substring(c.metricsAddress().lastIndexOf(':') + 1));
+    YamlNode ports = at(container(), "ports").asList().get(0);
+    assertThat(at(ports, "containerPort").asLong(0, 65535)).isEqualTo(port);
+    assertThat(c.metricsAddress()).as("probes reach the pod IP").startsWith("0.0.0.0:");
+    assertThat(at(container(), "livenessProbe", "httpGet", "path").asText()).isEqualTo("/healthz");
+    assertThat(at(container(), "readinessProbe", "httpGet", "path").asText()).isEqualTo("/readyz");
+    YamlNode env = at(container(), "env").asList().get(0);
+    assertThat(at(env, "name").asText()).isEqualTo("NODE_NAME");
+    assertThat(at(env, "valueFrom", "fieldRef", "fieldPath").asText()).isEqualTo("spec.nodeName");
+  }
+
+  @Test
+  void shippedConfigurationAndRulesLoad() throws IOException {
+    AgentConfig c = agentConfig();
+    assertThat(c.dryRun()).as("rollouts start in dry run").isTrue();
+    RuleSet rs = RuleCompiler.compile(DOCKER.resolve("rules"));
+    assertThat(rs.sha256()).isEqualTo(RuleCompiler.compileDefault().sha256());
+  }
+
+  @Test
+  void kustomizationWiresEveryManifestAndTheServiceAccountExists() throws IOException {
+    YamlNode k = docs("kustomization.yaml").get(0);
+    for (YamlNode r : at(k, "resources").asList()) {
+      assertThat(DOCKER.resolve(r.asText())).exists();
+    }
+    for (YamlNode g : at(k, "configMapGenerator").asList()) {
+      for (YamlNode f : at(g, "files").asList()) {
+        assertThat(DOCKER.resolve(f.asText())).exists();
+      }
+    }
+    String sa = at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "serviceAccountName").asText();
+    boolean found = false;
+    for (YamlNode d : docs("rbac.yaml")) {
+      if ("ServiceAccount".equals(at(d, "kind").asText()) && sa.equals(at(d, "metadata", "name").asText())) {
+        found = true;
+      }
+    }
+    assertThat(found).as("ServiceAccount " + sa + " in rbac.yaml").isTrue();
+    // the config maps the DaemonSet mounts are the ones the kustomization generates
+    List<String> generated = new ArrayList<>();
+    at(k, "configMapGenerator").asList().forEach(g -> generated.add(at(g, "name").asText()));
+    for (YamlNode v : at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "volumes").asList()) {
+      if (v.get("configMap") != null) {
+        assertThat(generated).contains(at(v, "configMap", "name").asText());
+      }
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package dev.evictd.executor;
+
+import static dev.evictd.testing.TestPods.decision;
+import static dev.evictd.testing.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.PodRef;
+import dev.evictd.kube.KubeApi;
+import dev.evictd.kube.KubeSettings;
+import dev.evictd.kube.RetryPolicy;
+import dev.evictd.testing.FakeKubeApiServer;
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ApiDeleteEvictorTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2024-05-01T12:00:00.250Z"), ZoneOffset.UTC);
+  private static final RetryPolicy FAST = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40));
+  private static final String POD = "/api/v1/namespaces/ns/pods/web";
+
+  private FakeKubeApiServer api;
+  private KubernetesClient client;
+  private ApiDeleteEvictor evictor;
+
+  @BeforeEach
+  void setUp() {
+    api = FakeKubeApiServer.start();
+    client = api.client(KubeSettings.DEFAULTS);
+    evictor = new ApiDeleteEvictor(new KubeApi(client, Duration.ofSeconds(10)), FAST, CLOCK);
+  }
+
+  @AfterEach
+  void tearDown() {
+    client.close();
+    api.close();
+  }
+
+  @Test
+  void marksThePodWithDisruptionTargetThenDeletesItWithTheGracePeriod() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    var d = decision(pod, 30, EvictionMethod.DELETE);
+
+    assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.EVICTED);
+
+    var patches = api.requests("PATCH", POD + "/status");
+    assertThat(patches).singleElement().satisfies(r -> {
+      assertThat(r.contentType()).startsWith("application/strategic-merge-patch+json");
+      assertThat(r.body()).contains("\"uid\":\"" + pod.getMetadata().getUid() + "\"");
+    });
+    var deletes = api.requests("DELETE", POD);
+    assertThat(deletes).hasSize(1);
+    DeleteOptions options = client.getKubernetesSerialization().unmarshal(deletes.get(0).body(), DeleteOptions.class);
+    assertThat(options.getGracePeriodSeconds()).isEqualTo(30L);
+    assertThat(options.getPreconditions().getUid()).isEqualTo(pod.getMetadata().getUid());
+    // the condition was on the pod before it was deleted: the order of requests, and the fake's stored state
+    assertThat(api.requests()).extracting(FakeKubeApiServer.Request::method).containsExactly("PATCH", "DELETE");
+    assertThat(api.pod("ns", "web")).isEmpty();
+  }
+
+  @Test
+  void theConditionCarriesReasonMessageAndTime() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    // a pod the delete will not reach: its condition stays visible
+    api.fail("DELETE", POD, 403, 1);
+    var d = decision(pod, 30, EvictionMethod.DELETE);
+
+    assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.FAILED);
+
+    PodCondition c =
+        api.pod("ns", "web").orElseThrow().getStatus().getConditions().stream()
+            .filter(x -> x.getType().equals("DisruptionTarget"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(c.getStatus()).isEqualTo("True");
+    assertThat(c.getReason()).isEqualTo("TerminationByEvictd");
+    assertThat(c.getMessage()).isEqualTo(d.message());
+    assertThat(c.getLastTransitionTime()).isEqualTo("2024-05-01T12:00:00Z");
+    // a 403 is not retried
+    assertThat(api.requests("DELETE", POD)).hasSize(1);
+  }
+
+  @Test
+  void existingConditionsAreKept() {
+    Pod p = pod("ns", "web", "node-a");
+    p.getStatus().getConditions().add(new PodCondition(null, null, null, null, null, "True", "Ready"));
+    Pod pod = api.create(p);
+    api.fail("DELETE", POD, 403, 1);
+
+    evictor.evict(decision(pod, 30, EvictionMethod.DELETE));
+
+    assertThat(api.pod("ns", "web").orElseThrow().getStatus().getConditions())
+        .extracting(PodCondition::getType)
+        .containsExactlyInAnyOrder("Ready", "DisruptionTarget");
+  }
+
+  @Test
+  void aGracePeriodOfZeroIsSentAsOneSecondNotAsForceDeletion() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    assertThat(evictor.evict(decision(pod, 0, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
+    DeleteOptions options =
+        client.getKubernetesSerialization().unmarshal(api.requests("DELETE", POD).get(0).body(), DeleteOptions.class);
+    assertThat(options.getGracePeriodSeconds()).isEqualTo(1L);
+  }
+
+  @Test
+  void aPodAlreadyGoneIsNotFoundAfterOneRequest() {
+    var d = decision(new PodRef("ns", "web", "uid-ns-web"), 30, EvictionMethod.DELETE);
+    assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.NOT_FOUND);
+    assertThat(api.requests()).hasSize(1);
+  }
+
+  @Test
+  void aNewPodUnderTheSameNameIsNotTouched() {
+    Pod recreated = api.create(pod("ns", "web", "node-a"));
+    var d = decision(new PodRef("ns", "web", "uid-of-the-old-pod"), 30, EvictionMethod.DELETE);
+
+    assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.NOT_FOUND);
+
+    Pod still = api.pod("ns", "web").orElseThrow();
+    assertThat(still.getMetadata().getUid()).isEqualTo(recreated.getMetadata().getUid());
+    assertThat(still.getStatus().getConditions()).noneMatch(c -> c.getType().equals("DisruptionTarget"));
+  }
+
+  @Test
+  void serverErrorsAreRetriedAndThenSucceed() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.fail("DELETE", POD, 500, 2);
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(api.requests("DELETE", POD)).hasSize(3);
+  }
+
+  @Test
+  void persistentServerErrorsAreFailedAfterTheBoundedRetries() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.fail("PATCH", POD + "/status", 500, 100);
+    api.fail("DELETE", POD, 503, 100);
+    long t0 = System.nanoTime();
+
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.FAILED);
+
+    assertThat(api.requests("PATCH", POD + "/status")).hasSize(3);
+    assertThat(api.requests("DELETE", POD)).hasSize(3);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+    assertThat(api.pod("ns", "web")).isPresent();
+  }
+
+  @Test
+  void aSlowApiServerIsFailedWithinTheTimeouts() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.delay("PATCH", POD + "/status", Duration.ofSeconds(30), 100);
+    api.delay("DELETE", POD, Duration.ofSeconds(30), 100);
+    var slow =
+        new ApiDeleteEvictor(
+            new KubeApi(client, Duration.ofMillis(200)),
+            new RetryPolicy(2, Duration.ofMillis(10), Duration.ofMillis(10)),
+            CLOCK);
+    long t0 = System.nanoTime();
+
+    assertThat(slow.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.FAILED);
+
+    // 2 patches + 2 deletes of 200 ms each, plus backoff: far less than one delayed answer
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(15));
+    assertThat(api.requests("PATCH", POD + "/status")).hasSize(2);
+    assertThat(api.requests("DELETE", POD)).hasSize(2);
+  }
+
+  @Test
+  void anUnreachableApiServerIsFailed() throws Exception {
+    int port;
+    try (var s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    var config =
+        new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
+            .withMasterUrl("http://127.0.0.1:" + port)
+            .build();
+    try (KubernetesClient down = dev.evictd.kube.KubeClients.create(config, KubeSettings.DEFAULTS)) {
+      var unreachable = new ApiDeleteEvictor(new KubeApi(down, Duration.ofSeconds(5)), FAST, CLOCK);
+      var d = decision(new PodRef("ns", "web", "u"), 30, EvictionMethod.DELETE);
+      assertThat(unreachable.evict(d)).isEqualTo(EvictionOutcome.FAILED);
+    }
+  }
+}

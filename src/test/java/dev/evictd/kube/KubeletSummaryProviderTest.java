@@ -1,0 +1,221 @@
+package dev.evictd.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.evictd.api.StatsException;
+import dev.evictd.stats.Summary;
+import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.FakeKubelet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KubeletSummaryProviderTest {
+  private static final Instant NOW = Instant.parse("2024-05-01T12:00:30Z");
+  private static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration MAX_AGE = Duration.ofMinutes(1);
+
+  static final String SUMMARY =
+      """
+      {
+        "node": {
+          "nodeName": "node-a",
+          "memory": {"time": "2024-05-01T12:00:20Z", "availableBytes": 1073741824, "workingSetBytes": "3Gi"},
+          "fs": {"time": "2024-05-01T12:00:20Z", "availableBytes": 5000, "capacityBytes": 10000,
+                 "inodesFree": 100, "inodes": 1000},
+          "runtime": {"imageFs": {"time": "2024-05-01T12:00:20Z", "availableBytes": 700, "capacityBytes": 900}},
+          "rlimit": {"time": "2024-05-01T12:00:20Z", "maxpid": 4194304, "curproc": 300},
+          "systemContainers": [{"name": "pods", "memory": {"time": "2024-05-01T12:00:20Z",
+                                "availableBytes": 100, "workingSetBytes": 900}}],
+          "cpu": {"usageNanoCores": 1}
+        },
+        "pods": [
+          {"podRef": {"name": "web", "namespace": "ns", "uid": "u1"},
+           "memory": {"workingSetBytes": 600},
+           "containers": [{"name": "main", "memory": {"workingSetBytes": 600}, "rootfs": {"usedBytes": 10}}],
+           "volume": [{"name": "data", "usedBytes": 7}],
+           "ephemeral-storage": {"usedBytes": 17},
+           "process_stats": {"process_count": 4}}
+        ]
+      }
+      """;
+
+  private FakeKubeApiServer api;
+  private KubernetesClient client;
+
+  @BeforeEach
+  void setUp() {
+    api = FakeKubeApiServer.start();
+    client = api.client(KubeSettings.DEFAULTS);
+  }
+
+  @AfterEach
+  void tearDown() {
+    client.close();
+    api.close();
+  }
+
+  private KubeletSummaryProvider viaProxy() {
+    return KubeletSummaryProvider.viaApiServer(client, "node-a", TIMEOUT, MAX_AGE, CLOCK);
+  }
+
+  @Test
+  void readsTheSummaryThroughTheNodeProxy() {
+    api.summary("node-a", 200, SUMMARY);
+    Summary s = viaProxy().summary();
+
+    assertThat(s.node().memory().availableBytes()).isEqualTo(1073741824L);
+    assertThat(s.node().memory().workingSetBytes()).isEqualTo(3L * 1024 * 1024 * 1024);
+    assertThat(s.node().memory().time()).isEqualTo(Instant.parse("2024-05-01T12:00:20Z"));
+    assertThat(s.node().fs().inodesFree()).isEqualTo(100L);
+    assertThat(s.node().runtime().imageFs().availableBytes()).isEqualTo(700L);
+    assertThat(s.node().rlimit().curproc()).isEqualTo(300L);
+    assertThat(s.node().systemContainer("pods").memory().availableBytes()).isEqualTo(100L);
+    assertThat(s.pods()).singleElement().satisfies(p -> {
+      assertThat(p.podRef().uid()).isEqualTo("u1");
+      assertThat(p.volumes()).singleElement().satisfies(v -> assertThat(v.usedBytes()).isEqualTo(7L));
+      assertThat(p.ephemeralStorage().usedBytes()).isEqualTo(17L);
+      assertThat(p.processStats().processCount()).isEqualTo(4L);
+    });
+    assertThat(api.requests("GET", "/api/v1/nodes/node-a/proxy/stats/summary")).hasSize(1);
+  }
+
+  @Test
+  void missingFieldsStayNull() {
+    api.summary(
+        "node-a",
+        200,
+        """
+        {"node": {"nodeName": "node-a", "memory": {"time": "2024-05-01T12:00:20Z", "workingSetBytes": 5}},
+         "pods": [{"podRef": {"name": "web", "namespace": "ns", "uid": "u1"}}]}
+        """);
+    Summary s = viaProxy().summary();
+
+    assertThat(s.node().memory().availableBytes()).isNull();
+    assertThat(s.node().fs()).isNull();
+    assertThat(s.node().runtime()).isNull();
+    assertThat(s.node().rlimit()).isNull();
+    assertThat(s.pods().get(0).memory()).isNull();
+    assertThat(s.pods().get(0).ephemeralStorage()).isNull();
+    assertThat(s.pods().get(0).processStats()).isNull();
+    assertThat(s.pods().get(0).containers()).isEmpty();
+  }
+
+  @Test
+  void aFailingKubeletIsAStatsException() {
+    api.summary("node-a", 500, "{\"kind\":\"Status\",\"code\":500,\"message\":\"kubelet is not ready\"}");
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessage("kubelet summary of node node-a: HTTP 500: kubelet is not ready");
+  }
+
+  @Test
+  void anUnknownNodeIsAStatsException() {
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("HTTP 404");
+  }
+
+  @Test
+  void anUnreadableSummaryIsAStatsException() {
+    api.summary("node-a", 200, "{\"node\": {\"memory\": {\"availableBytes\": \"lots\"}}}");
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("unreadable summary")
+        .hasMessageContaining("lots");
+  }
+
+  @Test
+  void aStaleSummaryIsAStatsException() {
+    api.summary("node-a", 200, SUMMARY.replace("2024-05-01T12:00:20Z", "2024-05-01T11:50:00Z"));
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("stale summary")
+        .hasMessageContaining("630 s old");
+  }
+
+  @Test
+  void anotherNodesSummaryIsAStatsException() {
+    api.summary("node-a", 200, SUMMARY.replace("\"nodeName\": \"node-a\"", "\"nodeName\": \"node-b\""));
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("summary is of node node-b");
+  }
+
+  @Test
+  void aSlowKubeletTimesOut() {
+    api.delay("GET", "/api/v1/nodes/node-a/proxy/stats/summary", Duration.ofSeconds(30), 1);
+    var provider = KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofMillis(300), MAX_AGE, CLOCK);
+    long t0 = System.nanoTime();
+    assertThatThrownBy(provider::summary)
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("no response within 300 ms");
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void readsTheKubeletDirectlyWithTheTokenAndTheCa(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "token-1\n");
+    try (FakeKubelet kubelet = new FakeKubelet("token-1", SUMMARY);
+        KubeletSummaryProvider direct =
+            KubeletSummaryProvider.direct(
+                new KubeletEndpoint(URI.create(kubelet.url()), token, kubelet.certificate(), false),
+                "node-a",
+                TIMEOUT,
+                MAX_AGE,
+                CLOCK)) {
+      assertThat(direct.summary().node().fs().capacityBytes()).isEqualTo(10000L);
+
+      // the token file is read for every request: a rotated token is picked up
+      Files.writeString(token, "token-2");
+      kubelet.acceptToken("token-2");
+      assertThat(direct.summary().node().fs().capacityBytes()).isEqualTo(10000L);
+      assertThat(kubelet.requests())
+          .extracting(FakeKubelet.Request::authorization)
+          .containsExactly("Bearer token-1", "Bearer token-2");
+    }
+  }
+
+  @Test
+  void aRefusedTokenIsAStatsException(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "wrong");
+    try (FakeKubelet kubelet = new FakeKubelet("right", SUMMARY);
+        KubeletSummaryProvider direct =
+            KubeletSummaryProvider.direct(
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true), "node-a", TIMEOUT, MAX_AGE,
+                CLOCK)) {
+      assertThatThrownBy(direct::summary).isInstanceOf(StatsException.class).hasMessageContaining("HTTP 401");
+    }
+  }
+
+  @Test
+  void anUntrustedKubeletCertificateIsAStatsExceptionUnlessVerificationIsSkipped(@TempDir Path dir)
+      throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = new FakeKubelet("t", SUMMARY);
+        KubeletSummaryProvider strict =
+            KubeletSummaryProvider.direct(
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, false), "node-a", TIMEOUT, MAX_AGE,
+                CLOCK);
+        KubeletSummaryProvider insecure =
+            KubeletSummaryProvider.direct(
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true), "node-a", TIMEOUT, MAX_AGE,
+                CLOCK)) {
+      assertThatThrownBy(strict::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining("SSLHandshakeException");
+      assertThat(insecure.summary().node().nodeName()).isEqualTo("node-a");
+    }
+  }
+}

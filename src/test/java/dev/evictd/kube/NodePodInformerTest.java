@@ -1,0 +1,184 @@
+package dev.evictd.kube;
+
+import static dev.evictd.testing.FakeKubeApiServer.await;
+import static dev.evictd.testing.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.testing.FakeKubeApiServer;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class NodePodInformerTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private FakeKubeApiServer api;
+  private KubernetesClient client;
+  private NodePodInformer informer;
+
+  @BeforeEach
+  void setUp() {
+    api = FakeKubeApiServer.start();
+    client = api.client(KubeSettings.DEFAULTS);
+  }
+
+  @AfterEach
+  void tearDown() {
+    // server first: see FakeKubeApiServer#close
+    api.close();
+    if (informer != null) {
+      informer.close();
+    }
+    client.close();
+  }
+
+  private static List<String> keys(List<Pod> pods) {
+    return pods.stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()).toList();
+  }
+
+  @Test
+  void listsOnlyThisNodesActivePodsAndAsksTheServerToSelectByNode() {
+    api.create(pod("b", "web", "node-a"));
+    api.create(pod("a", "db", "node-a"));
+    api.create(pod("a", "other", "node-b"));
+    Pod done = pod("a", "job", "node-a");
+    done.getStatus().setPhase("Succeeded");
+    api.create(done);
+    Pod failed = pod("a", "crashed", "node-a");
+    failed.getStatus().setPhase("Failed");
+    api.create(failed);
+
+    informer = new NodePodInformer(client, "node-a");
+    assertThat(informer.start(WAIT)).isTrue();
+
+    // the mock server stamps creation times itself: the order is checked against ORDER (tested on its own below)
+    assertThat(keys(informer.activePods())).containsExactlyInAnyOrder("a/db", "b/web");
+    assertThat(informer.activePods()).isSortedAccordingTo(NodePodInformer.ORDER);
+    assertThat(api.requests("GET", "/api/v1/pods"))
+        .isNotEmpty()
+        .allSatisfy(r -> assertThat(r.path()).contains("fieldSelector=spec.nodeName%3Dnode-a"));
+  }
+
+  @Test
+  void followsAddsUpdatesAndDeletes() {
+    api.create(pod("ns", "first", "node-a"));
+    informer = new NodePodInformer(client, "node-a");
+    assertThat(informer.start(WAIT)).isTrue();
+    assertThat(keys(informer.activePods())).containsExactly("ns/first");
+
+    api.create(pod("ns", "second", "node-a"));
+    api.create(pod("ns", "elsewhere", "node-b"));
+    assertThat(await(() -> informer.activePods().size() == 2, WAIT)).isTrue();
+    assertThat(keys(informer.activePods())).containsExactly("ns/first", "ns/second");
+
+    Pod finished = api.pod("ns", "first").orElseThrow();
+    finished.getStatus().setPhase("Succeeded");
+    api.update(finished);
+    assertThat(await(() -> keys(informer.activePods()).equals(List.of("ns/second")), WAIT)).isTrue();
+
+    String second = api.pod("ns", "second").orElseThrow().getMetadata().getUid();
+    assertThat(informer.isGone(second)).isFalse();
+    api.remove("ns", "second");
+    assertThat(await(() -> informer.activePods().isEmpty(), WAIT)).isTrue();
+    assertThat(informer.isGone(second)).isTrue();
+  }
+
+  @Test
+  void keepsLabelsAndOwnersOnThePods() {
+    Pod p = pod("ns", "web-0", "node-a");
+    p.getMetadata().setLabels(Map.of("app", "web"));
+    p.getMetadata()
+        .setOwnerReferences(
+            List.of(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("apps/v1")
+                    .withKind("StatefulSet")
+                    .withName("web")
+                    .withUid("sts-uid")
+                    .withController(true)
+                    .build()));
+    api.create(p);
+    informer = new NodePodInformer(client, "node-a");
+    assertThat(informer.start(WAIT)).isTrue();
+
+    Pod seen = informer.activePods().get(0);
+    assertThat(seen.getMetadata().getLabels()).containsEntry("app", "web");
+    assertThat(seen.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getKind()).isEqualTo("StatefulSet"));
+  }
+
+  @Test
+  void ordersByCreationTimeThenNamespaceAndName() {
+    Pod late = pod("a", "late", "n");
+    late.getMetadata().setCreationTimestamp("2024-01-01T00:00:10Z");
+    Pod early = pod("z", "early", "n");
+    early.getMetadata().setCreationTimestamp("2024-01-01T00:00:01Z");
+    Pod tieB = pod("b", "x", "n");
+    tieB.getMetadata().setCreationTimestamp("2024-01-01T00:00:05Z");
+    Pod tieA = pod("a", "y", "n");
+    tieA.getMetadata().setCreationTimestamp("2024-01-01T00:00:05Z");
+    Pod unknown = pod("a", "unknown", "n");
+
+    List<Pod> pods = new ArrayList<>(List.of(unknown, late, tieB, early, tieA));
+    pods.sort(NodePodInformer.ORDER);
+    assertThat(keys(pods)).containsExactly("z/early", "a/y", "b/x", "a/late", "a/unknown");
+  }
+
+  @Test
+  void terminalPhasesAreInactiveButTerminatingPodsStayActive() {
+    Pod terminating = pod("ns", "p", "n");
+    terminating.getMetadata().setDeletionTimestamp("2024-01-01T00:00:00Z");
+    assertThat(NodePodInformer.isActive(terminating)).isTrue();
+    Pod pending = pod("ns", "p", "n");
+    pending.getStatus().setPhase("Pending");
+    assertThat(NodePodInformer.isActive(pending)).isTrue();
+    Pod succeeded = pod("ns", "p", "n");
+    succeeded.getStatus().setPhase("Succeeded");
+    assertThat(NodePodInformer.isActive(succeeded)).isFalse();
+    Pod failed = pod("ns", "p", "n");
+    failed.getStatus().setPhase("Failed");
+    assertThat(NodePodInformer.isActive(failed)).isFalse();
+  }
+
+  @Test
+  void keepsTryingWhenTheFirstListFails() {
+    api.create(pod("ns", "p", "node-a"));
+    api.fail("GET", "/api/v1/pods", 503, 2);
+    informer = new NodePodInformer(client, "node-a");
+    informer.start(Duration.ofMillis(50));
+    assertThat(await(informer::hasSynced, Duration.ofSeconds(10))).isTrue();
+    assertThat(keys(informer.activePods())).containsExactly("ns/p");
+    assertThat(api.requests("GET", "/api/v1/pods").size()).isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void startReturnsWithinTheTimeoutWhenTheApiServerIsDown() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Config config = new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:" + port).build();
+    try (KubernetesClient down =
+            KubeClients.create(
+                config,
+                new KubeSettings(Duration.ofMillis(500), Duration.ofMillis(500), RetryPolicy.NONE));
+        NodePodInformer unreachable = new NodePodInformer(down, "node-a")) {
+      long t0 = System.nanoTime();
+      assertThat(unreachable.start(Duration.ofMillis(800))).isFalse();
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+      assertThat(unreachable.hasSynced()).isFalse();
+      assertThat(unreachable.activePods()).isEmpty();
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package dev.evictd.kube;
+
+import static dev.evictd.testing.TestPods.decision;
+import static dev.evictd.testing.TestPods.pod;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionOutcome;
+import dev.evictd.api.Signal;
+import dev.evictd.executor.ApiDeleteEvictor;
+import dev.evictd.executor.ApiEvictionEvictor;
+import dev.evictd.executor.DispatchingPodEvictor;
+import dev.evictd.executor.DryRunEvictor;
+import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.FakeKubelet;
+import dev.evictd.testing.Rbac;
+import dev.evictd.testing.Rbac.Access;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * docker/rbac.yaml against the requests evictd's code makes. A scenario drives every component that talks to the
+ * API server or the kubelet (informer, both API evictors, events, both summary sources) against the fakes, which
+ * record each request; each request is mapped to the verb and resource the API server (or kubelet) authorizes it
+ * as. The manifest must allow every request seen (the scenario's, and those of every other kube test run before in
+ * this JVM), and must grant nothing the scenario did not use.
+ */
+class RbacManifestTest {
+  private static final Path MANIFEST = Path.of("docker/rbac.yaml");
+  private static Rbac rbac;
+
+  @BeforeAll
+  static void load() throws Exception {
+    rbac = Rbac.load(MANIFEST);
+  }
+
+  private static Set<Access> scenario(Path dir) throws Exception {
+    Set<Access> used = new LinkedHashSet<>();
+    Clock clock = Clock.systemUTC();
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = new FakeKubelet("t", "{}");
+        KubeletSummaryProvider direct =
+            KubeletSummaryProvider.direct(
+                new KubeletEndpoint(URI.create(kubelet.url()), token, kubelet.certificate(), false),
+                "node-a",
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(1),
+                clock)) {
+      direct.summary();
+      kubelet.requests().forEach(r -> used.add(Rbac.kubelet(r.method(), r.path())));
+    }
+    FakeKubeApiServer informerApi = FakeKubeApiServer.start();
+    KubernetesClient informerClient = informerApi.client(KubeSettings.DEFAULTS);
+    NodePodInformer informer = new NodePodInformer(informerClient, "node-a");
+    try {
+      informerApi.create(pod("ns", "web", "node-a"));
+      assertThat(informer.start(Duration.ofSeconds(10))).isTrue();
+      // the informer opens its watch after the first list: wait for it
+      assertThat(
+              FakeKubeApiServer.await(
+                  () -> informerApi.requests().stream().anyMatch(r -> r.path().contains("watch=true")),
+                  Duration.ofSeconds(10)))
+          .isTrue();
+      informerApi.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
+    } finally {
+      // server first: see FakeKubeApiServer#close
+      informerApi.close();
+      informer.close();
+      informerClient.close();
+    }
+    try (FakeKubeApiServer api = FakeKubeApiServer.start();
+        KubernetesClient client = api.client(KubeSettings.DEFAULTS)) {
+      var web = api.create(pod("ns", "web", "node-a"));
+      var db = api.create(pod("ns", "db", "node-a"));
+      KubeApi kube = new KubeApi(client, Duration.ofSeconds(10));
+      var evictor =
+          new DispatchingPodEvictor(
+              EvictionMethod.DELETE,
+              new ApiDeleteEvictor(kube, RetryPolicy.DEFAULT, clock),
+              new ApiEvictionEvictor(kube, RetryPolicy.DEFAULT),
+              null,
+              new DryRunEvictor());
+      assertThat(evictor.evict(decision(web, 1, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
+      assertThat(evictor.evict(decision(db, 1, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.EVICTED);
+      assertThat(evictor.evict(decision(db, 1, EvictionMethod.DRY_RUN))).isEqualTo(EvictionOutcome.DRY_RUN);
+      EventRecorder events = new EventRecorder(kube, "node-a", clock);
+      events.podEvicted(decision(web, 1, EvictionMethod.DELETE));
+      events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
+      api.summary("node-a", 200, "{}");
+      KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
+          .summary();
+      api.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
+    }
+    return used;
+  }
+
+  @Test
+  void grantsExactlyWhatTheCodeUses(@TempDir Path dir) throws Exception {
+    Set<Access> used = scenario(dir);
+    Set<Access> granted = rbac.grants("evictd");
+
+    assertThat(used).as("requests the code made").isSubsetOf(granted);
+    assertThat(granted).as("grants the code never used").isSubsetOf(used);
+  }
+
+  @Test
+  void allowsEveryRequestAnyKubeTestMade(@TempDir Path dir) throws Exception {
+    scenario(dir);
+    Set<Access> granted = rbac.grants("evictd");
+    Stream.concat(
+            FakeKubeApiServer.ALL_REQUESTS.stream().map(r -> Rbac.apiServer(r.method(), r.path())),
+            FakeKubelet.ALL_REQUESTS.stream().map(r -> Rbac.kubelet(r.method(), r.path())))
+        .distinct()
+        .forEach(a -> assertThat(granted).as("RBAC for " + a).contains(a));
+  }
+
+  @Test
+  void bindsTheRoleToTheEvictdServiceAccountInKubeSystem() {
+    JsonNode sa = rbac.documents("ServiceAccount").get(0);
+    assertThat(sa.path("metadata").path("name").asString()).isEqualTo("evictd");
+    assertThat(sa.path("metadata").path("namespace").asString()).isEqualTo("kube-system");
+
+    JsonNode binding = rbac.documents("ClusterRoleBinding").get(0);
+    assertThat(binding.path("roleRef").path("kind").asString()).isEqualTo("ClusterRole");
+    assertThat(binding.path("roleRef").path("name").asString()).isEqualTo("evictd");
+    JsonNode subject = binding.path("subjects").get(0);
+    assertThat(subject.path("kind").asString()).isEqualTo("ServiceAccount");
+    assertThat(subject.path("name").asString()).isEqualTo("evictd");
+    assertThat(subject.path("namespace").asString()).isEqualTo("kube-system");
+  }
+
+  @Test
+  void mapsRequestsAsTheApiServerAndKubeletAuthorizeThem() {
+    assertThat(Rbac.apiServer("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn"))
+        .isEqualTo(new Access("", "pods", "list"));
+    assertThat(Rbac.apiServer("GET", "/api/v1/pods?allowWatchBookmarks=true&watch=true"))
+        .isEqualTo(new Access("", "pods", "watch"));
+    assertThat(Rbac.apiServer("GET", "/api/v1/namespaces/ns/pods/web"))
+        .isEqualTo(new Access("", "pods", "get"));
+    assertThat(Rbac.apiServer("PATCH", "/api/v1/namespaces/ns/pods/web/status"))
+        .isEqualTo(new Access("", "pods/status", "patch"));
+    assertThat(Rbac.apiServer("POST", "/api/v1/namespaces/ns/pods/web/eviction"))
+        .isEqualTo(new Access("", "pods/eviction", "create"));
+    assertThat(Rbac.apiServer("DELETE", "/api/v1/namespaces/ns/pods"))
+        .isEqualTo(new Access("", "pods", "deletecollection"));
+    assertThat(Rbac.apiServer("GET", "/api/v1/nodes/n/proxy/stats/summary"))
+        .isEqualTo(new Access("", "nodes/proxy", "get"));
+    assertThat(Rbac.apiServer("POST", "/apis/events.k8s.io/v1/namespaces/ns/events"))
+        .isEqualTo(new Access("events.k8s.io", "events", "create"));
+    assertThat(Rbac.kubelet("GET", "/stats/summary")).isEqualTo(new Access("", "nodes/stats", "get"));
+    assertThat(Rbac.kubelet("POST", "/exec/ns/pod/c")).isEqualTo(new Access("", "nodes/proxy", "create"));
+  }
+
+  @Test
+  void theManifestRefusesWhatTheCodeDoesNotDo() {
+    Set<Access> granted = rbac.grants("evictd");
+    assertThat(granted)
+        .doesNotContain(
+            new Access("", "pods", "get"),
+            new Access("", "pods", "update"),
+            new Access("", "pods", "deletecollection"),
+            new Access("", "nodes", "get"),
+            new Access("", "nodes/proxy", "create"),
+            new Access("", "secrets", "get"));
+  }
+}

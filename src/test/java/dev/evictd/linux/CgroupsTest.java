@@ -1,0 +1,104 @@
+package dev.evictd.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.testing.Fixtures;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CgroupsTest {
+  private final Path v1 = Fixtures.resource("hosts/v1/cgroup");
+  private final Path v2 = Fixtures.resource("hosts/v2/cgroup");
+
+  @Test
+  void detectsWhereTheMemoryControllerLives(@TempDir Path empty) throws Exception {
+    Cgroups c1 = Cgroups.detect(v1, null);
+    assertThat(c1.version()).contains(Cgroups.Version.V1);
+    assertThat(c1.memoryRoot()).contains(v1.resolve("memory"));
+    assertThat(c1.podsCgroupName()).isEqualTo("kubepods");
+    Cgroups c2 = Cgroups.detect(v2, "kubepods");
+    assertThat(c2.version()).contains(Cgroups.Version.V2);
+    assertThat(c2.memoryRoot()).contains(v2);
+    assertThat(c2.describe()).isEqualTo("cgroup v2, memory controller at " + v2);
+
+    Cgroups none = Cgroups.detect(empty, "kubepods");
+    assertThat(none.version()).isEmpty();
+    assertThat(none.podCgroups()).isEmpty();
+    assertThat(none.describe()).isEqualTo("no memory controller under " + empty);
+
+    // hybrid: v1 hierarchies without memory, and memory in the unified hierarchy
+    Files.createDirectories(empty.resolve("unified"));
+    Files.writeString(empty.resolve("unified/cgroup.controllers"), "cpu io memory pids\n");
+    assertThat(Cgroups.detect(empty, null).memoryRoot()).contains(empty.resolve("unified"));
+  }
+
+  @Test
+  void findsPodCgroupsUnderTheCgroupfsNamingInEveryQosClass() {
+    Cgroups c = Cgroups.detect(v1, "kubepods");
+    Path pods = v1.resolve("memory/kubepods");
+    assertThat(c.podsCgroup()).contains(pods);
+    assertThat(c.podCgroups())
+        .containsOnlyKeys(
+            "aaaaaaaa-0000-0000-0000-000000000001",
+            "bbbbbbbb-0000-0000-0000-000000000002",
+            "cccccccc-0000-0000-0000-000000000003");
+    assertThat(c.podCgroup("aaaaaaaa-0000-0000-0000-000000000001"))
+        .contains(pods.resolve("podaaaaaaaa-0000-0000-0000-000000000001"));
+    assertThat(c.podCgroup("bbbbbbbb-0000-0000-0000-000000000002"))
+        .contains(pods.resolve("burstable/podbbbbbbbb-0000-0000-0000-000000000002"));
+    assertThat(c.podCgroup("cccccccc-0000-0000-0000-000000000003"))
+        .contains(pods.resolve("besteffort/podcccccccc-0000-0000-0000-000000000003"));
+    assertThat(c.podCgroup("ffffffff-0000-0000-0000-000000000009")).isEmpty();
+    assertThat(c.podCgroup("../memory")).isEmpty();
+  }
+
+  @Test
+  void findsPodCgroupsUnderTheSystemdNaming() {
+    Cgroups c = Cgroups.detect(v2, "kubepods");
+    Path pods = v2.resolve("kubepods.slice");
+    assertThat(c.podsCgroup()).contains(pods);
+    assertThat(c.podCgroups())
+        .containsOnlyKeys("dddddddd-1111-2222-3333-444444444444", "eeeeeeee-5555-6666-7777-888888888888");
+    assertThat(c.podCgroup("dddddddd-1111-2222-3333-444444444444"))
+        .contains(pods.resolve("kubepods-poddddddddd_1111_2222_3333_444444444444.slice"));
+    assertThat(c.podCgroup("eeeeeeee-5555-6666-7777-888888888888"))
+        .contains(
+            pods.resolve(
+                "kubepods-burstable.slice/kubepods-burstable-podeeeeeeee_5555_6666_7777_888888888888.slice"));
+  }
+
+  @Test
+  void podUidFromDirectoryNames() {
+    assertThat(Cgroups.podUid("pod1234-ab", false)).isEqualTo("1234-ab");
+    assertThat(Cgroups.podUid("burstable", false)).isNull();
+    assertThat(Cgroups.podUid("kubepods-besteffort-pod12_34.slice", true)).isEqualTo("12-34");
+    assertThat(Cgroups.podUid("kubepods-besteffort.slice", true)).isNull();
+    assertThat(Cgroups.podUid("cri-containerd-1.scope", true)).isNull();
+  }
+
+  @Test
+  void readsMemoryFiguresOfBothVersions() {
+    Cgroups c1 = Cgroups.detect(v1, null);
+    Cgroups.Memory root1 = c1.memory(v1.resolve("memory"));
+    // the hierarchical total_* figures, not the cgroup's own
+    assertThat(root1).isEqualTo(new Cgroups.Memory(8L << 30, 2L << 30, 4L << 30, null));
+    assertThat(root1.workingSet()).isEqualTo(6L << 30);
+    Cgroups.Memory besteffort =
+        c1.memory(v1.resolve("memory/kubepods/besteffort/podcccccccc-0000-0000-0000-000000000003"));
+    assertThat(besteffort.workingSet()).as("floored at zero").isZero();
+
+    Cgroups c2 = Cgroups.detect(v2, null);
+    // the v2 root has no memory.current: anon + file
+    assertThat(c2.memory(v2)).isEqualTo(new Cgroups.Memory(5L << 30, 1L << 30, 3L << 30, null));
+    assertThat(c2.memory(v2.resolve("kubepods.slice"))).isEqualTo(new Cgroups.Memory(2L << 30, 1L << 29, 1L << 30, null));
+  }
+
+  @Test
+  void countsProcessesOfACgroupTree() {
+    assertThat(Cgroups.processes(v1.resolve("memory/kubepods/podaaaaaaaa-0000-0000-0000-000000000001")))
+        .containsExactly(101, 102, 103);
+    assertThat(Cgroups.processes(v1.resolve("memory/nothing-here"))).isEmpty();
+  }
+}

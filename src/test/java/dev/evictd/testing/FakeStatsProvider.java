@@ -1,0 +1,57 @@
+package dev.evictd.testing;
+
+import dev.evictd.api.StatsException;
+import dev.evictd.stats.StatsProvider;
+import dev.evictd.stats.Summary;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Statistics set by the test; can be made to fail. */
+public final class FakeStatsProvider implements StatsProvider {
+  private volatile Summary summary;
+  private volatile boolean failing;
+  private volatile int reads;
+
+  public void set(Summary s) {
+    summary = s;
+  }
+
+  public void fail(boolean f) {
+    failing = f;
+  }
+
+  public int reads() {
+    return reads;
+  }
+
+  @Override
+  public Summary summary() {
+    reads++;
+    if (failing) {
+      throw new StatsException("kubelet unreachable");
+    }
+    return summary;
+  }
+
+  /** A node with memory available/working set (MiB) and pods' working sets (MiB), uid = default/NAME. */
+  public static Summary memory(long availableMi, long workingSetMi, Object... podNameAndMi) {
+    long mi = 1024 * 1024;
+    List<Summary.PodStats> pods = new ArrayList<>();
+    for (int i = 0; i < podNameAndMi.length; i += 2) {
+      String name = (String) podNameAndMi[i];
+      long ws = ((Number) podNameAndMi[i + 1]).longValue() * mi;
+      pods.add(
+          new Summary.PodStats(
+              new Summary.PodReference(name, "default", "default/" + name),
+              List.of(),
+              new Summary.MemoryStats(null, null, null, ws, null),
+              List.of(),
+              null,
+              null));
+    }
+    return new Summary(
+        new Summary.NodeStats(
+            "node", new Summary.MemoryStats(null, availableMi * mi, null, workingSetMi * mi, null), null, null, null, null),
+        pods);
+  }
+}
