@@ -6,9 +6,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What rule code may reference: evictd's fact and decision types, java.lang value types, java.util collections and
- * functional types, java.time and java.math, and the Kubernetes object model (read only). Everything else is
- * refused, with a reason taken from {@link #category}.
+ * What rule code may reference: evictd's fact and decision types (with EvictionMessages and GoDuration), java.lang
+ * value types, java.util collections and functional types, java.time and java.math, the Kubernetes object model (read
+ * only) and Drools' {@code @Propagation} annotation. Everything else is refused, with a reason taken from {@link
+ * #category}.
  *
  * <p>Class names are binary names ({@code java.util.Map$Entry}); a nested class is allowed when its outermost class
  * is. The same lists serve the source check ({@link PolicyLint}) and the compiled-code check ({@link
@@ -37,6 +38,10 @@ final class PolicyAllowlist {
   static final Set<String> CLASSES =
       Set.of(
           "dev.evictd.engine.EvictionMessages",
+          // Go-style durations in messages ("10m0s"): parse and format, nothing else
+          "dev.evictd.config.GoDuration",
+          // the annotation a rule needs to be re-evaluated eagerly (@Propagation(EAGER)); metadata only
+          "org.kie.api.definition.rule.Propagation",
           // java.lang: values, text, arithmetic, the usual unchecked exceptions, annotations
           "java.lang.Object",
           "java.lang.String",
