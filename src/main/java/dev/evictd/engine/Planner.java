@@ -346,17 +346,31 @@ public final class Planner implements AutoCloseable {
    * Replaces the rule set at a sync boundary, keeping the session's state (first-observed times, conditions,
    * thresholds acted on, last observation times, eviction attempts).
    *
-   * @throws dev.evictd.api.RulesException when loading the facts into the new session overruns the time budget
-   *     (the planner then has no session; the next sync tries again with the new rules)
+   * @throws dev.evictd.api.RulesException when loading the facts into a session of the new rules fails or overruns
+   *     the time budget; the planner then keeps the rules it had (and their state), and the next sync opens a session
+   *     on them
    */
   public synchronized void swapRules(RuleSet newRules) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
     }
-    String failure = guarded("loading the facts", () -> openSession(newRules, copies(stateFacts())));
-    rules = newRules;
+    RuleSet old = rules;
+    java.util.concurrent.atomic.AtomicReference<List<Object>> kept =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    String failure =
+        guarded(
+            "loading the facts",
+            () -> {
+              kept.set(copies(stateFacts()));
+              openSession(newRules, copies(kept.get()));
+            });
     if (failure != null) {
-      throw new dev.evictd.api.RulesException(failure);
+      rules = old;
+      if (kept.get() != null) {
+        stateBeforeSync = kept.get();
+      }
+      throw new dev.evictd.api.RulesException(
+          newRules.source() + ": " + failure + " (the rules in use stay: " + old.source() + ")");
     }
   }
 
