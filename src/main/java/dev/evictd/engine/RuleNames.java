@@ -17,7 +17,10 @@ final class RuleNames {
   /** The class the Java consequence compiler imports into every rule class. */
   static final String KNOWLEDGE_HELPER = "org.drools.core.rule.consequence.KnowledgeHelper";
 
+  /** Class lookups by name (one class loader serves all rule sets); cleared when it grows past a bound. */
   private static final Map<String, Boolean> EXISTS = new ConcurrentHashMap<>();
+
+  private static final int MAX_CACHED_LOOKUPS = 100_000;
 
   private final ClassLoader loader;
   private final String rulePackage;
@@ -134,6 +137,9 @@ final class RuleNames {
   boolean exists(String binaryName) {
     if (binaryName.isEmpty() || binaryName.endsWith(".") || binaryName.contains("..")) {
       return false;
+    }
+    if (EXISTS.size() > MAX_CACHED_LOOKUPS) {
+      EXISTS.clear(); // rule files choose these names: keep what they can make evictd remember bounded
     }
     return EXISTS.computeIfAbsent(
         binaryName,
