@@ -329,13 +329,13 @@ public final class ScenarioGen {
   private Map<String, Object> resources() {
     Map<String, Object> m = new LinkedHashMap<>();
     if (c.chance(0.6)) {
-      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m"));
+      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m", "300E"));
     }
     if (c.chance(0.4)) {
       m.put("cpu", c.pick("100m", "1", "250m"));
     }
     if (c.chance(0.4)) {
-      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m"));
+      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m", "30E"));
     }
     return m;
   }
