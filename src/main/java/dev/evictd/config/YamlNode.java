@@ -126,6 +126,15 @@ public final class YamlNode {
         throw new ConfigException(file + ": not a text file (NUL byte at offset " + i + ")");
       }
     }
+    String text = strictUtf8(bytes);
+    if (text == null) {
+      throw new ConfigException(file + ": not a UTF-8 text file");
+    }
+    return text;
+  }
+
+  /** Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text. */
+  public static String strictUtf8(byte[] bytes) {
     try {
       return StandardCharsets.UTF_8
           .newDecoder()
@@ -134,7 +143,7 @@ public final class YamlNode {
           .decode(ByteBuffer.wrap(bytes))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new ConfigException(file + ": not a UTF-8 text file");
+      return null;
     }
   }
 

@@ -13,6 +13,11 @@ public interface PlannerHooks {
 
   /** Hooks for a sync that must not run node-level reclaim: reclaim frees nothing and statistics stay as given. */
   static PlannerHooks noReclaim(Summary summary) {
+    return recordOnly(summary);
+  }
+
+  /** Hooks that only record reclaim (it "succeeds") and then observe {@code after}. */
+  static PlannerHooks recordOnly(Summary after) {
     return new PlannerHooks() {
       @Override
       public boolean reclaim(ReclaimAction action) {
@@ -21,7 +26,7 @@ public interface PlannerHooks {
 
       @Override
       public Summary summaryAfterReclaim() {
-        return summary;
+        return after;
       }
     };
   }

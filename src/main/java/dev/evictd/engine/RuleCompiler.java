@@ -6,9 +6,6 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -289,14 +286,11 @@ public final class RuleCompiler {
       try (InputStream in = Files.newInputStream(f)) {
         bytes = in.readAllBytes();
       }
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new RulesException(f + ": not a UTF-8 text file");
+      String text = dev.evictd.config.YamlNode.strictUtf8(bytes);
+      if (text == null) {
+        throw new RulesException(f + ": not a UTF-8 text file");
+      }
+      return text;
     } catch (IOException e) {
       throw new RulesException(f + ": cannot read: " + e.getMessage());
     }
