@@ -1,5 +1,6 @@
 package dev.evictd.api;
 
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
 
@@ -10,6 +11,9 @@ import java.util.Map;
  * @param uid the pod's uid
  * @param memoryWorkingSetBytes pod memory working set
  * @param processCount number of processes
+ * <p>The sums are also kept exact in {@code totals}: the kubelet adds quantities, which never wrap around, while the
+ * long sums saturate at the range of a long.
+ *
  * @param rootfsBytes sum of the containers' writable layer usage
  * @param rootfsInodes sum of the containers' writable layer inodes
  * @param logsBytes sum of the containers' log usage
@@ -20,6 +24,7 @@ import java.util.Map;
  * @param volumeUsedBytes used bytes per volume name (volumes that report them)
  * @param containers per-container usage, in the order the statistics list them
  * @param raw the pod's statistics as the summary reported them
+ * @param totals the same sums, exact
  */
 public record PodStats(
     String uid,
@@ -34,7 +39,33 @@ public record PodStats(
     Long ephemeralStorageBytes,
     Map<String, Long> volumeUsedBytes,
     List<ContainerUsage> containers,
-    dev.evictd.stats.Summary.PodStats raw) {
+    dev.evictd.stats.Summary.PodStats raw,
+    Totals totals) {
+
+  /** The exact sums of the containers' writable layers and logs and the pod's local volumes, bytes and inodes. */
+  public record Totals(
+      BigInteger rootfsBytes,
+      BigInteger rootfsInodes,
+      BigInteger logsBytes,
+      BigInteger logsInodes,
+      BigInteger localVolumeBytes,
+      BigInteger localVolumeInodes) {
+
+    /** The exact usage of the parts measured: writable layers, logs, local volumes; bytes or inodes. */
+    public BigInteger usage(boolean rootfs, boolean logs, boolean localVolumes, boolean inodes) {
+      BigInteger sum = BigInteger.ZERO;
+      if (rootfs) {
+        sum = sum.add(inodes ? rootfsInodes : rootfsBytes);
+      }
+      if (logs) {
+        sum = sum.add(inodes ? logsInodes : logsBytes);
+      }
+      if (localVolumes) {
+        sum = sum.add(inodes ? localVolumeInodes : localVolumeBytes);
+      }
+      return sum;
+    }
+  }
 
   /** Whether the pod's total ephemeral storage usage (0 when not reported) is over {@code limit}. */
   public boolean ephemeralStorageUsedExceeds(Quantity limit) {

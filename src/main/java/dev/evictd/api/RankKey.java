@@ -1,5 +1,7 @@
 package dev.evictd.api;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,16 +14,36 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     implements PerSyncFact, Comparable<RankKey> {
 
   /**
-   * One level of the key.
+   * One level of the key. Levels compare by {@code exact}; {@code value} is the same amount saturated to a long,
+   * for display. The kubelet compares usage above request as exact quantities: a request past the range of a long
+   * (100Ei) or with a fraction of a byte (100m) must not tie with another (found by the differential tests).
    *
    * @param name what the level measures
-   * @param value its value for the pod
+   * @param value its value for the pod, saturated to the range of a long
    * @param descending whether larger values rank first
    * @param bytes whether the value is an amount of bytes (shown as a quantity in explanations)
+   * @param exact the exact amount
    */
-  public record Component(String name, long value, boolean descending, boolean bytes) {
-    /** The value as people read it: a binary-SI quantity for bytes. */
+  public record Component(String name, long value, boolean descending, boolean bytes, BigDecimal exact) {
+    public Component {
+      exact = exact == null ? BigDecimal.valueOf(value) : exact;
+    }
+
+    /** A level whose amount is a long. */
+    public Component(String name, long value, boolean descending, boolean bytes) {
+      this(name, value, descending, bytes, BigDecimal.valueOf(value));
+    }
+
+    /** A level whose amount is a long and not bytes. */
+    public Component(String name, long value, boolean descending) {
+      this(name, value, descending, false, BigDecimal.valueOf(value));
+    }
+
+    /** The value as people read it: a binary-SI quantity for bytes, the exact amount when it is not a long. */
     public String shownValue() {
+      if (exact.compareTo(BigDecimal.valueOf(value)) != 0) {
+        return exact.toPlainString();
+      }
       return bytes ? Quantity.of(value, Quantity.Format.BINARY_SI).toString() : Long.toString(value);
     }
 
@@ -49,6 +71,16 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     return r;
   }
 
+  /** {@code usage - request}, exact (the kubelet subtracts quantities, which never wrap around or round). */
+  public static BigDecimal aboveRequest(BigInteger usage, Quantity request) {
+    return new BigDecimal(usage).subtract(request.toBigDecimal());
+  }
+
+  /** {@code usage - request}, exact. */
+  public static BigDecimal aboveRequest(long usage, Quantity request) {
+    return aboveRequest(BigInteger.valueOf(usage), request);
+  }
+
   /** The value of the named component, or null. */
   public Long value(String name) {
     for (Component c : components) {
@@ -65,7 +97,7 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     for (int i = 0; i < n; i++) {
       Component a = components.get(i);
       Component b = o.components.get(i);
-      int c = Long.compare(a.value, b.value);
+      int c = a.exact.compareTo(b.exact);
       if (c != 0) {
         return a.descending ? -c : c;
       }
@@ -103,6 +135,34 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     public Builder smaller(String name, long value) {
       components.add(new Component(name, value, false, false));
       return this;
+    }
+
+    /** Adds a level where larger exact amounts rank first. */
+    public Builder larger(String name, BigDecimal value) {
+      components.add(new Component(name, saturated(value), true, false, value));
+      return this;
+    }
+
+    /** Adds a level of bytes where larger exact amounts rank first. */
+    public Builder largerBytes(String name, BigDecimal bytes) {
+      components.add(new Component(name, saturated(bytes), true, true, bytes));
+      return this;
+    }
+
+    /** Adds a level where smaller exact amounts rank first. */
+    public Builder smaller(String name, BigDecimal value) {
+      components.add(new Component(name, saturated(value), false, false, value));
+      return this;
+    }
+
+    private static long saturated(BigDecimal v) {
+      if (v.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+        return Long.MAX_VALUE;
+      }
+      if (v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) < 0) {
+        return Long.MIN_VALUE;
+      }
+      return v.setScale(0, java.math.RoundingMode.UP).longValue();
     }
 
     /** Adds a level where pods for which {@code condition} holds rank first. */

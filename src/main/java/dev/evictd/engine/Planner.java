@@ -366,7 +366,8 @@ public final class Planner implements AutoCloseable {
     if (summary != null) {
       for (Summary.PodStats ps : summary.pods()) {
         if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
-          statsByUid.putIfAbsent(ps.podRef().uid(), ps);
+          // the kubelet's cachedStatsFunc fills a map in summary order: a later entry for a uid wins
+          statsByUid.put(ps.podRef().uid(), ps);
         }
       }
     }

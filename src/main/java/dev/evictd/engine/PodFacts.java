@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -118,19 +119,20 @@ public final class PodFacts {
 
   /** The statistics fact of a pod from its summary entry. */
   public static PodStats stats(PodFact pod, Summary.PodStats s) {
-    long rootfs = 0;
-    long rootfsInodes = 0;
-    long logs = 0;
-    long logsInodes = 0;
+    // exact sums (the kubelet adds quantities); the long fields are these, saturated
+    BigInteger rootfs = BigInteger.ZERO;
+    BigInteger rootfsInodes = BigInteger.ZERO;
+    BigInteger logs = BigInteger.ZERO;
+    BigInteger logsInodes = BigInteger.ZERO;
     List<ContainerUsage> containers = new ArrayList<>(s.containers().size());
     for (Summary.ContainerStats c : s.containers()) {
       if (c == null) {
         continue;
       }
-      rootfs += used(c.rootfs());
-      rootfsInodes += inodes(c.rootfs());
-      logs += used(c.logs());
-      logsInodes += inodes(c.logs());
+      rootfs = rootfs.add(BigInteger.valueOf(used(c.rootfs())));
+      rootfsInodes = rootfsInodes.add(BigInteger.valueOf(inodes(c.rootfs())));
+      logs = logs.add(BigInteger.valueOf(used(c.logs())));
+      logsInodes = logsInodes.add(BigInteger.valueOf(inodes(c.logs())));
       containers.add(
           new ContainerUsage(
               c.name(),
@@ -141,16 +143,17 @@ public final class PodFacts {
     Map<String, Long> volumeUsed = new LinkedHashMap<>();
     for (Summary.VolumeStats v : s.volumes()) {
       if (v != null && v.name() != null && v.usedBytes() != null) {
-        volumeUsed.putIfAbsent(v.name(), v.usedBytes());
+        // the kubelet's emptyDirLimitEviction fills a map in summary order: a later entry for a name wins
+        volumeUsed.put(v.name(), v.usedBytes());
       }
     }
-    long volBytes = 0;
-    long volInodes = 0;
+    BigInteger volBytes = BigInteger.ZERO;
+    BigInteger volInodes = BigInteger.ZERO;
     for (String name : pod.localVolumes()) {
       for (Summary.VolumeStats v : s.volumes()) {
         if (v != null && name.equals(v.name())) {
-          volBytes += v.usedBytes() == null ? 0 : v.usedBytes();
-          volInodes += v.inodesUsed() == null ? 0 : v.inodesUsed();
+          volBytes = volBytes.add(BigInteger.valueOf(v.usedBytes() == null ? 0 : v.usedBytes()));
+          volInodes = volInodes.add(BigInteger.valueOf(v.inodesUsed() == null ? 0 : v.inodesUsed()));
           break;
         }
       }
@@ -165,16 +168,21 @@ public final class PodFacts {
         pod.uid(),
         ws,
         procs,
-        rootfs,
-        rootfsInodes,
-        logs,
-        logsInodes,
-        volBytes,
-        volInodes,
+        saturated(rootfs),
+        saturated(rootfsInodes),
+        saturated(logs),
+        saturated(logsInodes),
+        saturated(volBytes),
+        saturated(volInodes),
         eph,
         java.util.Collections.unmodifiableMap(volumeUsed),
         List.copyOf(containers),
-        s);
+        s,
+        new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
+  }
+
+  private static long saturated(BigInteger v) {
+    return v.bitLength() < 64 ? v.longValue() : (v.signum() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE);
   }
 
   private static long used(Summary.FsStats fs) {
