@@ -96,8 +96,38 @@ public final class Planner implements AutoCloseable {
   private Firing currentFiring;
   private boolean closed;
 
-  /** One firing of a rule in the current sync. */
-  private record Firing(String phase, String rule, List<Object> matched, List<Object> produced) {}
+  /**
+   * One firing of a rule in the current sync. Equal only to itself: firings are collected in sets, and hashing
+   * what they matched (a Ranking holds every pod's key) would cost more than the sync.
+   */
+  private static final class Firing {
+    private final String phase;
+    private final String rule;
+    private final List<Object> matched;
+    private final List<Object> produced = new ArrayList<>(1);
+
+    Firing(String phase, String rule, List<Object> matched) {
+      this.phase = phase;
+      this.rule = rule;
+      this.matched = matched;
+    }
+
+    String phase() {
+      return phase;
+    }
+
+    String rule() {
+      return rule;
+    }
+
+    List<Object> matched() {
+      return matched;
+    }
+
+    List<Object> produced() {
+      return produced;
+    }
+  }
 
   /** What the planner holds for one active pod. */
   private static final class PodEntry {
@@ -739,9 +769,7 @@ public final class Planner implements AutoCloseable {
   private final class Tracer extends DefaultAgendaEventListener {
     @Override
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
-      currentFiring =
-          new Firing(
-              phase, event.getMatch().getRule().getName(), event.getMatch().getObjects(), new ArrayList<>(1));
+      currentFiring = new Firing(phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
       firings.add(currentFiring);
       lastRule = currentFiring.rule();
     }
