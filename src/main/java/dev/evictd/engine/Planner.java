@@ -84,7 +84,7 @@ public final class Planner implements AutoCloseable {
   private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
   private final Map<String, PodEntry> pods = new HashMap<>();
   private final List<FactHandle> perSyncHandles = new ArrayList<>();
-  private final List<Object> perSyncFacts = new ArrayList<>();
+  private final SyncFacts perSyncFacts = new SyncFacts();
   private final Map<String, List<String>> exemptions = new HashMap<>();
   private final Set<ThresholdState> thresholdStates =
       java.util.Collections.newSetFromMap(new IdentityHashMap<>());
@@ -126,6 +126,47 @@ public final class Planner implements AutoCloseable {
 
     List<Object> produced() {
       return produced;
+    }
+  }
+
+  /**
+   * The facts that hold for this sync only, by class: the plan reads them type by type, and a pressure sync holds
+   * a rank key per pod. Lists keep insertion order; the types read are records (final), so a type's facts come
+   * from one list.
+   */
+  private static final class SyncFacts {
+    private final Map<Class<?>, List<Object>> byType = new HashMap<>();
+
+    void add(Object o) {
+      byType.computeIfAbsent(o.getClass(), k -> new ArrayList<>()).add(o);
+    }
+
+    void remove(Object o) {
+      List<Object> l = byType.get(o.getClass());
+      if (l != null) {
+        l.remove(o);
+      }
+    }
+
+    void clear() {
+      for (List<Object> l : byType.values()) {
+        l.clear();
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    <T> List<T> of(Class<T> type) {
+      List<T> out = null;
+      for (Map.Entry<Class<?>, List<Object>> e : byType.entrySet()) {
+        if (type.isAssignableFrom(e.getKey()) && !e.getValue().isEmpty()) {
+          if (out == null) {
+            out = new ArrayList<>((List<T>) e.getValue());
+          } else {
+            out.addAll((List<T>) e.getValue());
+          }
+        }
+      }
+      return out == null ? new ArrayList<>() : out;
     }
   }
 
@@ -352,7 +393,7 @@ public final class Planner implements AutoCloseable {
 
   private void clearPerSync() {
     for (FactHandle h : perSyncHandles) {
-      if (session.getObject(h) != null) {
+      if (alive(h)) {
         session.delete(h);
       }
     }
@@ -362,6 +403,14 @@ public final class Planner implements AutoCloseable {
     firings.clear();
     currentFiring = null;
     lastRule = null;
+  }
+
+  /** Whether a fact is still in the session (a rule may have deleted it). */
+  private boolean alive(FactHandle h) {
+    if (h instanceof org.drools.core.common.InternalFactHandle ih) {
+      return ih.isValid(); // what getObject would answer, without the object store's lookups
+    }
+    return session.getObject(h) != null;
   }
 
   private void insertPerSync(Object o) {
@@ -484,15 +533,8 @@ public final class Planner implements AutoCloseable {
     insertPerSync(new Ranking(signal, order, exemptions.keySet()));
   }
 
-  @SuppressWarnings("unchecked")
   private <T> List<T> factsOf(Class<T> type) {
-    List<T> out = new ArrayList<>();
-    for (Object o : perSyncFacts) {
-      if (type.isInstance(o)) {
-        out.add((T) o);
-      }
-    }
-    return out;
+    return perSyncFacts.of(type);
   }
 
   private EvictionPlan buildPlan(
