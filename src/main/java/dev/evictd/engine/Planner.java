@@ -172,6 +172,15 @@ public final class Planner implements AutoCloseable {
 
   /** What the planner holds for one active pod. */
   private static final class PodEntry {
+    String uid;
+    /** The sync that last listed the pod as active (duplicates and pods gone are found by it). */
+    long seenAt = -1;
+    /** The sync that last ranked the pod (a second rank key for it is ignored). */
+    long rankedAt = -1;
+    /** During {@link #updatePods}: the pod object, its new fact (null when unchanged) and its statistics. */
+    Pod next;
+    PodFact nextFact;
+    Summary.PodStats nextRaw;
     Pod pod;
     PodFact fact;
     FactHandle factHandle;
@@ -441,33 +450,67 @@ public final class Planner implements AutoCloseable {
   }
 
   private void updatePods(List<Pod> activePods, Summary summary, List<String> warnings) {
-    Map<String, Summary.PodStats> statsByUid = new HashMap<>();
-    if (summary != null) {
-      for (Summary.PodStats ps : summary.pods()) {
-        if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
-          // the kubelet's cachedStatsFunc fills a map in summary order: a later entry for a uid wins
-          statsByUid.put(ps.podRef().uid(), ps);
-        }
-      }
-    }
-    Set<String> seen = new LinkedHashSet<>();
+    // The active pods in order, a duplicate uid ignored; facts for new and changed pods are built before the session
+    // is touched (a pod that cannot be read fails the sync with the session as it was).
+    List<PodEntry> active = new ArrayList<>(activePods.size());
+    Map<String, PodEntry> fresh = null;
     int position = 0;
     for (Pod pod : activePods) {
       String uid = PodFacts.uid(pod);
-      if (!seen.add(uid)) {
+      PodEntry e = pods.get(uid);
+      if (e == null && fresh != null) {
+        e = fresh.get(uid);
+      }
+      if (e != null && e.seenAt == seq) {
         warnings.add("pod " + PodFacts.namespace(pod) + "/" + PodFacts.name(pod) + ": duplicate uid " + uid + " ignored");
         continue;
       }
-      PodEntry e = pods.get(uid);
       if (e == null) {
         e = new PodEntry();
-        e.pod = pod;
-        e.fact = PodFacts.of(pod, position);
-        e.factHandle = session.insert(e.fact);
-        pods.put(uid, e);
+        e.uid = uid;
+        if (fresh == null) {
+          fresh = new HashMap<>();
+        }
+        fresh.put(uid, e);
+        e.nextFact = PodFacts.of(pod, position);
       } else if (e.pod != pod && !e.pod.equals(pod)) {
+        e.nextFact = PodFacts.of(pod, position);
+      } else {
+        e.nextFact = null;
+      }
+      e.seenAt = seq;
+      e.next = pod;
+      e.nextRaw = null;
+      active.add(e);
+      position++;
+    }
+    // Their statistics: the kubelet's cachedStatsFunc fills a map in summary order, a later entry for a uid wins.
+    if (summary != null) {
+      for (Summary.PodStats ps : summary.pods()) {
+        if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
+          String uid = ps.podRef().uid();
+          PodEntry e = pods.get(uid);
+          if (e == null && fresh != null) {
+            e = fresh.get(uid);
+          }
+          if (e != null && e.seenAt == seq) {
+            e.nextRaw = ps;
+          }
+        }
+      }
+    }
+    position = 0;
+    for (PodEntry e : active) {
+      Pod pod = e.next;
+      e.next = null;
+      if (e.factHandle == null) {
         e.pod = pod;
-        e.fact = PodFacts.of(pod, position);
+        e.fact = e.nextFact;
+        e.factHandle = session.insert(e.fact);
+        pods.put(e.uid, e);
+      } else if (e.nextFact != null) {
+        e.pod = pod;
+        e.fact = e.nextFact;
         session.update(e.factHandle, e.fact);
         e.rawStats = null; // local volumes may have changed: rebuild the statistics fact
       } else {
@@ -477,7 +520,9 @@ public final class Planner implements AutoCloseable {
           session.update(e.factHandle, e.fact);
         }
       }
-      Summary.PodStats raw = statsByUid.get(uid);
+      e.nextFact = null;
+      Summary.PodStats raw = e.nextRaw;
+      e.nextRaw = null;
       if (raw == null) {
         if (e.statsHandle != null) {
           session.delete(e.statsHandle);
@@ -496,11 +541,10 @@ public final class Planner implements AutoCloseable {
       }
       position++;
     }
-    var it = pods.entrySet().iterator();
+    var it = pods.values().iterator();
     while (it.hasNext()) {
-      var en = it.next();
-      if (!seen.contains(en.getKey())) {
-        PodEntry e = en.getValue();
+      PodEntry e = it.next();
+      if (e.seenAt != seq) {
         session.delete(e.factHandle);
         if (e.statsHandle != null) {
           session.delete(e.statsHandle);
@@ -516,19 +560,22 @@ public final class Planner implements AutoCloseable {
       return;
     }
     Signal signal = targets.get(0).signal();
-    Map<String, RankKey> keys = new LinkedHashMap<>();
+    List<RankKey> order = new ArrayList<>();
     for (RankKey k : factsOf(RankKey.class)) {
-      if (k.signal() != signal || !pods.containsKey(k.uid())) {
+      PodEntry e;
+      if (k.signal() != signal || (e = pods.get(k.uid())) == null) {
         continue;
       }
-      if (keys.putIfAbsent(k.uid(), k) != null) {
-        warnings.add("pod " + pods.get(k.uid()).fact.key() + " has more than one rank key; the first is used");
+      if (e.rankedAt == seq) {
+        warnings.add("pod " + e.fact.key() + " has more than one rank key; the first is used");
+        continue;
       }
+      e.rankedAt = seq;
+      order.add(k);
     }
-    if (keys.isEmpty()) {
+    if (order.isEmpty()) {
       return;
     }
-    List<RankKey> order = new ArrayList<>(keys.values());
     order.sort(Comparator.naturalOrder());
     insertPerSync(new Ranking(signal, order, exemptions.keySet()));
   }
