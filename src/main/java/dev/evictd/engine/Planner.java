@@ -85,6 +85,11 @@ public final class Planner implements AutoCloseable {
   private final Map<String, PodEntry> pods = new HashMap<>();
   private final List<FactHandle> perSyncHandles = new ArrayList<>();
   private final SyncFacts perSyncFacts = new SyncFacts();
+  /** The active pods of this sync, in order. */
+  private List<PodEntry> activeEntries = List.of();
+  /** The ranking the planner inserted in this sync and its pods, in rank order. */
+  private Ranking lastRanking;
+  private List<PodEntry> lastRankingEntries;
   private final Map<String, List<String>> exemptions = new HashMap<>();
   private final Set<ThresholdState> thresholdStates =
       java.util.Collections.newSetFromMap(new IdentityHashMap<>());
@@ -408,6 +413,8 @@ public final class Planner implements AutoCloseable {
     }
     perSyncHandles.clear();
     perSyncFacts.clear();
+    lastRanking = null;
+    lastRankingEntries = null;
     producedBy.clear();
     firings.clear();
     currentFiring = null;
@@ -541,6 +548,7 @@ public final class Planner implements AutoCloseable {
       }
       position++;
     }
+    activeEntries = active;
     var it = pods.values().iterator();
     while (it.hasNext()) {
       PodEntry e = it.next();
@@ -560,10 +568,10 @@ public final class Planner implements AutoCloseable {
       return;
     }
     Signal signal = targets.get(0).signal();
-    List<RankKey> order = new ArrayList<>();
+    List<Ranked> ranked = new ArrayList<>();
     for (RankKey k : factsOf(RankKey.class)) {
       PodEntry e;
-      if (k.signal() != signal || (e = pods.get(k.uid())) == null) {
+      if (k.signal() != signal || (e = entryOf(k)) == null) {
         continue;
       }
       if (e.rankedAt == seq) {
@@ -571,13 +579,101 @@ public final class Planner implements AutoCloseable {
         continue;
       }
       e.rankedAt = seq;
-      order.add(k);
+      ranked.add(new Ranked(k, e));
     }
-    if (order.isEmpty()) {
+    if (ranked.isEmpty()) {
       return;
     }
-    order.sort(Comparator.naturalOrder());
-    insertPerSync(new Ranking(signal, order, exemptions.keySet()));
+    sort(ranked);
+    List<RankKey> order = new ArrayList<>(ranked.size());
+    List<PodEntry> entries = new ArrayList<>(ranked.size());
+    for (Ranked r : ranked) {
+      order.add(r.key);
+      entries.add(r.entry);
+    }
+    Ranking ranking = new Ranking(signal, order, exemptions.keySet());
+    lastRanking = ranking;
+    lastRankingEntries = entries;
+    insertPerSync(ranking);
+  }
+
+  /** The active pod a rank key is for: by its position in the active list, else by uid; null when not active. */
+  private PodEntry entryOf(RankKey k) {
+    int p = k.position();
+    if (p >= 0 && p < activeEntries.size()) {
+      PodEntry e = activeEntries.get(p);
+      if (e.uid.equals(k.uid())) {
+        return e;
+      }
+    }
+    return pods.get(k.uid());
+  }
+
+  /** The keys in the order {@link #rank} puts them in (for tests: the same as their natural order). */
+  static List<RankKey> sorted(List<RankKey> keys) {
+    List<Ranked> ranked = new ArrayList<>(keys.size());
+    for (RankKey k : keys) {
+      ranked.add(new Ranked(k, null));
+    }
+    if (!ranked.isEmpty()) {
+      sort(ranked);
+    }
+    return ranked.stream().map(r -> r.key).toList();
+  }
+
+  /** A rank key with its pod, and the key's levels as longs when they fit (see {@link #sort}). */
+  private static final class Ranked {
+    final RankKey key;
+    final PodEntry entry;
+    long[] levels;
+
+    Ranked(RankKey key, PodEntry entry) {
+      this.key = key;
+      this.entry = entry;
+    }
+  }
+
+  /**
+   * Sorts by rank key, as {@link RankKey#compareTo} orders them. When every key has the same levels (count and
+   * direction) and every level's exact amount is a long, which is the rule, the keys are compared as arrays of
+   * longs (a descending level stored as its bitwise complement, which reverses the order): the same order without
+   * walking each key's objects at every comparison.
+   */
+  private static void sort(List<Ranked> ranked) {
+    List<RankKey.Component> shape = ranked.get(0).key.components();
+    int n = shape.size();
+    for (Ranked r : ranked) {
+      List<RankKey.Component> cs = r.key.components();
+      if (cs.size() != n) {
+        ranked.sort((a, b) -> a.key.compareTo(b.key));
+        return;
+      }
+      long[] levels = new long[n];
+      for (int i = 0; i < n; i++) {
+        RankKey.Component c = cs.get(i);
+        java.math.BigDecimal x = c.exact();
+        if (c.descending() != shape.get(i).descending()
+            || x.scale() != 0
+            || x.precision() > 18
+            || x.longValue() != c.value()) {
+          ranked.sort((a, b) -> a.key.compareTo(b.key));
+          return;
+        }
+        levels[i] = c.descending() ? ~c.value() : c.value();
+      }
+      r.levels = levels;
+    }
+    ranked.sort(
+        (a, b) -> {
+          long[] x = a.levels;
+          long[] y = b.levels;
+          for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+              return x[i] < y[i] ? -1 : 1;
+            }
+          }
+          return Integer.compare(a.key.position(), b.key.position());
+        });
   }
 
   private <T> List<T> factsOf(Class<T> type) {
@@ -629,9 +725,13 @@ public final class Planner implements AutoCloseable {
     List<EvictionPlan.RankedPod> ranking = new ArrayList<>();
     List<Ranking> rankings = factsOf(Ranking.class);
     if (!rankings.isEmpty()) {
-      for (RankKey k : rankings.get(0).order()) {
-        PodEntry e = pods.get(k.uid());
-        List<String> reasons = exemptions.get(k.uid());
+      List<RankKey> order = rankings.get(0).order();
+      // the planner's own ranking (rules may replace it) comes with its pods
+      List<PodEntry> entries = rankings.get(0) == lastRanking ? lastRankingEntries : null;
+      for (int i = 0; i < order.size(); i++) {
+        RankKey k = order.get(i);
+        PodEntry e = entries != null ? entries.get(i) : pods.get(k.uid());
+        List<String> reasons = exemptions.isEmpty() ? null : exemptions.get(k.uid());
         ranking.add(
             new EvictionPlan.RankedPod(
                 e.fact.ref(), k.components(), reasons == null ? null : String.join(", ", reasons)));
