@@ -62,8 +62,9 @@ import java.util.stream.Stream;
  */
 public final class EventToDecision {
   private static final int PODS = 110;
-  private static final int WARM_UP = 15;
   private static final long CHUNK = 2L << 20;
+  /** Written after each crossing back down (below the line, which is 2 MiB above the baseline). */
+  private static final long PRIME = 1L << 20;
 
   private record Event(long nanos, Direction direction) {}
 
@@ -75,24 +76,48 @@ public final class EventToDecision {
     Path out = Path.of(args[0]);
     boolean podCgroups = args.length > 1 && args[1].equals("pod-cgroups");
     int crossings = args.length > 2 ? Integer.parseInt(args[2]) : 60;
+    int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 15;
     if (!"root".equals(System.getProperty("user.name"))
         || !Files.isWritable(TestCgroup.MEMORY_ROOT.resolve("cgroup.event_control"))) {
       System.err.println("event-to-decision: needs root and the cgroup v1 memory controller at " + TestCgroup.MEMORY_ROOT);
       System.exit(3);
     }
     Path tmp = Files.createTempDirectory("evictd-bench-e2d");
-    try (TestCgroup cg = TestCgroup.create("bench-e2d")) {
-      run(cg, tmp, out, podCgroups, crossings);
+    TestCgroup cg = TestCgroup.create("bench-e2d");
+    // cgroup, processes and files go also when the run is interrupted (SIGINT, SIGTERM) or fails
+    Thread cleanup = new Thread(() -> cleanUp(cg, tmp), "bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    try {
+      run(cg, tmp, out, podCgroups, crossings, warmUp);
     } finally {
-      try (Stream<Path> s = Files.walk(tmp)) {
-        for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
+      cleanUp(cg, tmp);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException e) {
+        // already shutting down: the hook finds everything removed
       }
     }
   }
 
-  private static void run(TestCgroup cg, Path tmp, Path out, boolean podCgroups, int crossings) throws Exception {
+  private static synchronized void cleanUp(TestCgroup cg, Path tmp) {
+    try {
+      cg.close();
+    } catch (Exception e) {
+      System.err.println("event-to-decision: cleaning up " + cg.dir() + ": " + e);
+    }
+    if (!Files.exists(tmp)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(tmp)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("event-to-decision: cleaning up " + tmp + ": " + e);
+    }
+  }
+
+  private static void run(TestCgroup cg, Path tmp, Path out, boolean podCgroups, int crossings, int warmUp) throws Exception {
     List<BenchData.GenPod> gen = BenchData.generate(PODS, 42);
     List<Pod> pods = BenchData.pods(gen, true);
     BenchData.GenPod heavy = gen.get(PODS / 2);
@@ -124,9 +149,9 @@ public final class EventToDecision {
 
     Summary base = host.summary();
     long capacity = base.node().memory().availableBytes() + base.node().memory().workingSetBytes();
-    // met 512 KiB above today's working set; one byte more, so that usage (whole pages) never equals the line: at
+    // met 2 MiB above today's working set; one byte more, so that usage (whole pages) never equals the line: at
     // usage == line the kernel signals the crossing but memory.available < threshold does not hold yet
-    long line = base.node().memory().workingSetBytes() + (512L << 10) + 1;
+    long line = base.node().memory().workingSetBytes() + (2L << 20) + 1;
     EvictionConfig config =
         BenchData.config(
             "evictionHard: {memory.available: \"" + (capacity - line) + "\"}\nenforceNodeAllocatable: []\n",
@@ -188,8 +213,9 @@ public final class EventToDecision {
       List<Long> plan = new ArrayList<>();
       Map<String, Integer> victims = new LinkedHashMap<>();
       int missed = 0;
-      int downMissed = 0;
-      for (int i = -WARM_UP; i < crossings; i++) {
+      for (int i = -warmUp; i < crossings; i++) {
+        // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under that).
+        quiesce(events, syncs);
         events.clear();
         syncs.clear();
         long t0 = System.nanoTime();
@@ -197,7 +223,7 @@ public final class EventToDecision {
         in.flush();
         Sync decided = null;
         List<Sync> seen = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
         while (decided == null && System.nanoTime() < deadline) {
           Sync s = syncs.poll(100, TimeUnit.MILLISECONDS);
           if (s != null) {
@@ -212,7 +238,7 @@ public final class EventToDecision {
           missed++;
           System.err.printf(
               "crossing %d: %s (events %s; syncs %s; usage %d, registered %s, line %d)%n", i,
-              up == null ? "no UP event within 5 s" : "no deciding sync within 5 s", events, seen,
+              up == null ? "no UP event within 3 s" : "no deciding sync within 3 s", events, seen,
               cg.usage(), notifier.registeredThreshold(), line);
         } else if (i >= 0) {
           eventToDecision.add(decided.nanos() - up.nanos());
@@ -222,19 +248,17 @@ public final class EventToDecision {
           plan.add(decided.nanos() - decided.statsEnd());
           victims.merge(decided.victim(), 1, Integer::sum);
         }
-        awaitSize(file, CHUNK);
-        // back down: the DOWN event's sync must be over before the next crossing
-        Thread.sleep(10);
-        syncs.clear();
+        awaitSize(file, CHUNK + (i > -warmUp ? PRIME : 0));
+        // Back below the line. The kernel may check thresholds only at the next charges (its uncharges are batched):
+        // a write of PRIME, still below the line, makes it signal the way down now rather than during the next
+        // measured crossing.
         truncate(file);
-        Sync down = syncs.poll(1, TimeUnit.SECONDS);
-        if (down == null) {
-          // the kernel did not signal the way down (rare): a sync now, so the next crossing starts from below
-          downMissed++;
-          manager.trigger("bench: below the line again", false);
-          syncs.poll(5, TimeUnit.SECONDS);
+        in.write(chunk, 0, (int) PRIME);
+        in.flush();
+        awaitSize(file, PRIME);
+        if (cg.usage() >= line) {
+          throw new IllegalStateException("usage " + cg.usage() + " still above the line " + line + " after truncating");
         }
-        Thread.sleep(20);
       }
       in.close();
       dd.waitFor(5, TimeUnit.SECONDS);
@@ -245,13 +269,13 @@ public final class EventToDecision {
       String json =
           String.format(
               Locale.ROOT,
-              "{\"pods\": %d, \"pod_cgroups\": %s, \"crossings\": %d, \"missed\": %d, \"down_missed\": %d, \"event_to_decision_p50_ms\": %.3f, "
+              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"event_to_decision_p50_ms\": %.3f, "
                   + "\"event_to_decision_p99_ms\": %.3f, \"event_to_decision_max_ms\": %.3f, "
                   + "\"write_to_decision_p50_ms\": %.3f, \"write_to_decision_p99_ms\": %.3f, "
                   + "\"event_to_sync_start_p50_ms\": %.3f, \"event_to_sync_start_p99_ms\": %.3f, "
                   + "\"stats_read_p50_ms\": %.3f, \"stats_read_p99_ms\": %.3f, "
                   + "\"plan_p50_ms\": %.3f, \"plan_p99_ms\": %.3f, \"victims\": \"%s\"}%n",
-              PODS, podCgroups, eventToDecision.size(), missed, downMissed,
+              PODS, podCgroups, warmUp, eventToDecision.size(), missed,
               pct(eventToDecision, 50), pct(eventToDecision, 99), pct(eventToDecision, 100),
               pct(writeToDecision, 50), pct(writeToDecision, 99),
               pct(eventToSyncStart, 50), pct(eventToSyncStart, 99),
@@ -260,6 +284,21 @@ public final class EventToDecision {
       Files.createDirectories(out.toAbsolutePath().getParent());
       Files.writeString(out, json);
       System.out.print(json);
+    }
+  }
+
+  /** Waits until neither an event nor a sync has come for 50 ms (at most 3 s), dropping what came. */
+  private static void quiesce(LinkedBlockingQueue<Event> events, LinkedBlockingQueue<Sync> syncs)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    long last = System.nanoTime();
+    while (System.nanoTime() < end && System.nanoTime() - last < TimeUnit.MILLISECONDS.toNanos(50)) {
+      Thread.sleep(5);
+      if (events.poll() != null | syncs.poll() != null) {
+        last = System.nanoTime();
+        events.clear();
+        syncs.clear();
+      }
     }
   }
 

@@ -69,6 +69,15 @@ public final class Scenario {
             new Summary[] {BenchData.memory(gen, 512 * MI, 0, -1), BenchData.memory(gen, 511 * MI, 1, -1)},
             new Summary[] {null, null}, true);
       }
+      case "oscillate": {
+        // not a JMH benchmark: for profiling what a memcg crossing costs (quiet sync, pressure sync, quiet...)
+        List<BenchData.GenPod> gen = BenchData.generate(size, 42);
+        return new Scenario(
+            kind, size, BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED), BenchData.pods(gen, true),
+            BenchData.memory(gen, 8 * GI, 0, -1),
+            new Summary[] {BenchData.memory(gen, 8 * GI, 0, -1), BenchData.memory(gen, 512 * MI, 1, -1)},
+            new Summary[] {null, null}, false);
+      }
       case "disk": {
         List<BenchData.GenPod> gen = BenchData.generate(size, 7);
         return new Scenario(
