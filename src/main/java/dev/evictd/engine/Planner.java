@@ -110,6 +110,8 @@ public final class Planner implements AutoCloseable {
     private final String rule;
     private final List<Object> matched;
     private final List<Object> produced = new ArrayList<>(1);
+    /** The firing as the plan shows it, rendered once (the trace and the decisions' provenance share it). */
+    private EvictionPlan.RuleFiring rendered;
 
     Firing(String phase, String rule, List<Object> matched) {
       this.phase = phase;
@@ -797,11 +799,15 @@ public final class Planner implements AutoCloseable {
   }
 
   private static EvictionPlan.RuleFiring describe(Firing f) {
-    return new EvictionPlan.RuleFiring(
-        f.phase(),
-        f.rule(),
-        f.matched().stream().map(Planner::shortDescription).toList(),
-        f.produced().stream().map(Planner::shortDescription).toList());
+    if (f.rendered == null) {
+      f.rendered =
+          new EvictionPlan.RuleFiring(
+              f.phase(),
+              f.rule(),
+              f.matched().stream().map(Planner::shortDescription).toList(),
+              f.produced().stream().map(Planner::shortDescription).toList());
+    }
+    return f.rendered;
   }
 
   /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
@@ -840,12 +846,7 @@ public final class Planner implements AutoCloseable {
         }
         continue;
       }
-      out.add(
-          new EvictionPlan.RuleFiring(
-              f.phase(),
-              f.rule(),
-              f.matched().stream().map(Planner::shortDescription).toList(),
-              f.produced().stream().map(Planner::shortDescription).toList()));
+      out.add(describe(f));
     }
     return out;
   }
