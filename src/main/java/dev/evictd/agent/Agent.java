@@ -80,12 +80,20 @@ public final class Agent implements AutoCloseable {
 
   /** Compiles the configured rule set, checks the pin, and refuses it with one clear line when anything is wrong. */
   static RuleSet loadRules(AgentConfig c) {
-    RuleSet rs = c.rules() == null ? RuleCompiler.compileDefault() : RuleCompiler.compile(c.rules());
-    if (c.rulesSha256() != null && !c.rulesSha256().equals(rs.sha256())) {
-      throw new RulesException(
-          "rules " + rs.source() + " have sha256 " + rs.sha256() + ", not the pinned " + c.rulesSha256());
+    RuleCompiler.Options options = rulesOptions(c);
+    return c.rules() == null ? RuleCompiler.compileDefault(options) : RuleCompiler.compile(c.rules(), options);
+  }
+
+  /**
+   * How the agent loads rules: the policy lint (unless explicitly allowed off), the pinned SHA-256, and the ownership
+   * check — rules writable by anyone but root (or the agent's user) are refused.
+   */
+  static RuleCompiler.Options rulesOptions(AgentConfig c) {
+    boolean unsafe = c.allowUnsafeRules() || "1".equals(System.getenv("EVICTD_ALLOW_UNSAFE_RULES"));
+    if (unsafe) {
+      LOG.warn("policy lint DISABLED (allowUnsafeRules): rules may call any Java; use only for trusted experiments");
     }
-    return rs;
+    return new RuleCompiler.Options(unsafe, c.rulesSha256(), RuleCompiler.Ownership.ENFORCE);
   }
 
   /** The eviction configuration: the kubelet's file, inline settings, or the kubelet's defaults. */
@@ -238,13 +246,7 @@ public final class Agent implements AutoCloseable {
       RulesReloader reloader =
           new RulesReloader(
               c.rules(), rules.sha256(),
-              dir -> {
-                RuleSet rs = RuleCompiler.compile(dir);
-                if (c.rulesSha256() != null && !c.rulesSha256().equals(rs.sha256())) {
-                  throw new RulesException(dir + ": sha256 " + rs.sha256() + " is not the pinned " + c.rulesSha256());
-                }
-                return rs;
-              },
+              dir -> RuleCompiler.compile(dir, rulesOptions(c)),
               rs -> {
                 metrics.rulesLoad(true);
                 manager.swapRules(rs);

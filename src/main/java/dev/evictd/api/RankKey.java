@@ -22,29 +22,24 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
    * @param value its value for the pod, saturated to the range of a long
    * @param descending whether larger values rank first
    * @param bytes whether the value is an amount of bytes (shown as a quantity in explanations)
-   * @param exact the exact amount
+   * @param exact the exact value
    */
   public record Component(String name, long value, boolean descending, boolean bytes, BigDecimal exact) {
     public Component {
       exact = exact == null ? BigDecimal.valueOf(value) : exact;
     }
 
-    /** A level whose amount is a long. */
+    /** A level whose value is a long. */
     public Component(String name, long value, boolean descending, boolean bytes) {
       this(name, value, descending, bytes, BigDecimal.valueOf(value));
     }
 
-    /** A level whose amount is a long and not bytes. */
-    public Component(String name, long value, boolean descending) {
-      this(name, value, descending, false, BigDecimal.valueOf(value));
-    }
-
-    /** The value as people read it: a binary-SI quantity for bytes, the exact amount when it is not a long. */
+    /** The value as people read it: a binary-SI quantity for bytes. */
     public String shownValue() {
-      if (exact.compareTo(BigDecimal.valueOf(value)) != 0) {
-        return exact.toPlainString();
+      if (bytes) {
+        return Quantity.of(exact, Quantity.Format.BINARY_SI).toString();
       }
-      return bytes ? Quantity.of(value, Quantity.Format.BINARY_SI).toString() : Long.toString(value);
+      return exact.compareTo(BigDecimal.valueOf(value)) == 0 ? Long.toString(value) : exact.toPlainString();
     }
 
     @Override
@@ -131,6 +126,12 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
       return this;
     }
 
+    /** Adds a level of bytes where larger exact amounts rank first. */
+    public Builder largerBytes(String name, BigDecimal bytes) {
+      components.add(new Component(name, saturated(bytes), true, true, bytes));
+      return this;
+    }
+
     /** Adds a level where smaller values rank first (are evicted sooner). */
     public Builder smaller(String name, long value) {
       components.add(new Component(name, value, false, false));
@@ -140,12 +141,6 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     /** Adds a level where larger exact amounts rank first. */
     public Builder larger(String name, BigDecimal value) {
       components.add(new Component(name, saturated(value), true, false, value));
-      return this;
-    }
-
-    /** Adds a level of bytes where larger exact amounts rank first. */
-    public Builder largerBytes(String name, BigDecimal bytes) {
-      components.add(new Component(name, saturated(bytes), true, true, bytes));
       return this;
     }
 

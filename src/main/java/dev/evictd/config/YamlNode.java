@@ -185,8 +185,10 @@ public final class YamlNode {
     return new YamlNode(file, path, line, col, Kind.SCALAR, null, null, s.getValue(), s.getTag());
   }
 
+  private static final java.util.regex.Pattern IDENTIFIER = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+
   private static String childPath(String path, String key) {
-    if (key.matches("[A-Za-z_][A-Za-z0-9_-]*")) {
+    if (IDENTIFIER.matcher(key).matches()) {
       return path.isEmpty() ? key : path + "." + key;
     }
     return path + "[\"" + key.replace("\"", "\\\"") + "\"]";
@@ -352,7 +354,16 @@ public final class YamlNode {
     }
   }
 
+  /** Keys longer than this are no typo of a known key: no edit distance (it costs length x length). */
+  private static final int MAX_SUGGESTION_KEY = 64;
+
+  /** Known keys are listed only for small schemas (KubeletConfiguration has about a hundred). */
+  private static final int MAX_LISTED_KEYS = 12;
+
   private static String suggestion(String key, Set<String> allowed) {
+    if (key.length() > MAX_SUGGESTION_KEY) {
+      return "";
+    }
     String best = null;
     int bestDist = Integer.MAX_VALUE;
     for (String a : new java.util.TreeSet<>(allowed)) {
@@ -364,6 +375,9 @@ public final class YamlNode {
     }
     if (best != null && bestDist <= Math.max(2, key.length() / 4)) {
       return " (did you mean \"" + best + "\"?)";
+    }
+    if (allowed.size() > MAX_LISTED_KEYS) {
+      return "";
     }
     List<String> sorted = new ArrayList<>(allowed);
     Collections.sort(sorted);

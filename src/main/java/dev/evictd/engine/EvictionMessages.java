@@ -85,7 +85,7 @@ public final class EvictionMessages {
     List<String> usages = new ArrayList<>();
     for (ContainerUsage cs : stats.containers()) {
       for (Container c : containers) {
-        if (c.getName() != null && c.getName().equals(cs.name())) {
+        if (c != null && c.getName() != null && c.getName().equals(cs.name())) {
           Quantity request = PodResources.containerRequest(c, resource);
           Quantity usage = null;
           if ("ephemeral-storage".equals(resource)) {

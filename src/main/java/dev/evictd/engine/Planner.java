@@ -56,6 +56,11 @@ import org.slf4j.LoggerFactory;
  * place (clock, observations, pods and their statistics), fires the rule phases in order, runs node-level reclaim
  * when the rules ask for it, sorts the pods by the rank keys the rules computed, and returns the plan. State the
  * kubelet keeps between syncs lives in the session as facts.
+ *
+ * <p>Rules run on a dedicated thread ({@link RuleRunner}) within a {@link SyncBudget}: a sync that fires too many
+ * rules or runs too long fails, naming the rule, and the planner carries on with a fresh session holding the state
+ * from before that sync. A consequence stuck in a Java loop cannot be stopped; its thread is abandoned with the
+ * session and everything it can reach, and the planner never touches them again.
  */
 public final class Planner implements AutoCloseable {
   /** The rule phases (agenda groups), in firing order. */
@@ -74,31 +79,24 @@ public final class Planner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Planner.class);
   private static final int TRACE_LIMIT_PER_RULE = 20;
 
+  /** How many abandoned rule threads the planner tolerates before it refuses to sync (evictd must restart). */
+  public static final int MAX_ABANDONED_THREADS = 3;
+
   private final EvictionConfig config;
+  private final SyncBudget budget;
+  private final RuleRunner runner = new RuleRunner();
   private RuleSet rules;
-  private KieSession session;
+  private volatile RuleSession session;
   private FactHandle clockHandle;
   private SyncClock clock = new SyncClock(0, Instant.EPOCH);
-  private String lastRule;
   private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
   private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
   private final Map<String, PodEntry> pods = new HashMap<>();
-  private final List<FactHandle> perSyncHandles = new ArrayList<>();
-  private final SyncFacts perSyncFacts = new SyncFacts();
-  /** The active pods of this sync, in order. */
+  /** The active pods of the last sync, in order. */
   private List<PodEntry> activeEntries = List.of();
-  /** The ranking the planner inserted in this sync and its pods, in rank order. */
-  private Ranking lastRanking;
-  private List<PodEntry> lastRankingEntries;
-  private final Map<String, List<String>> exemptions = new HashMap<>();
-  private final Set<ThresholdState> thresholdStates =
-      java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-  private final Map<Object, Firing> producedBy = new IdentityHashMap<>();
-  private final List<Firing> firings = new ArrayList<>();
-  private final long maxFiringsBase;
+  private volatile SessionState st = new SessionState();
+  private volatile List<Object> stateBeforeSync = List.of();
   private long seq;
-  private String phase = "";
-  private Firing currentFiring;
   private boolean closed;
 
   /**
@@ -133,6 +131,59 @@ public final class Planner implements AutoCloseable {
 
     List<Object> produced() {
       return produced;
+    }
+  }
+
+
+  /**
+   * What the listeners of one session record. Each session has its own: when a session is abandoned to a stuck
+   * thread, that thread's listeners keep writing here and nowhere the planner still reads.
+   */
+  /**
+   * The session as the planner's code uses it. Every call checks, once the engine returns, that the session was
+   * not abandoned meanwhile: a thread that comes back from a stuck rule after its time budget ended stops there,
+   * before it touches anything the planner still uses.
+   */
+  private static final class RuleSession {
+    final KieSession kie;
+    volatile boolean abandoned;
+
+    RuleSession(KieSession kie) {
+      this.kie = kie;
+    }
+
+    private <T> T alive(T result) {
+      if (abandoned) {
+        throw new IllegalStateException("session abandoned after its time budget");
+      }
+      return result;
+    }
+
+    FactHandle insert(Object o) {
+      return alive(kie.insert(o));
+    }
+
+    void update(FactHandle h, Object o) {
+      kie.update(h, o);
+      alive(h);
+    }
+
+    void delete(FactHandle h) {
+      kie.delete(h);
+      alive(h);
+    }
+
+    Object getObject(FactHandle h) {
+      return alive(kie.getObject(h));
+    }
+
+    java.util.Collection<?> getObjects(org.kie.api.runtime.ObjectFilter filter) {
+      return alive(new ArrayList<>(kie.getObjects(filter)));
+    }
+
+    int fireAllRules(String agendaGroup, int max) {
+      kie.getAgenda().getAgendaGroup(agendaGroup).setFocus();
+      return alive(kie.fireAllRules(max));
     }
   }
 
@@ -177,6 +228,24 @@ public final class Planner implements AutoCloseable {
     }
   }
 
+  private static final class SessionState {
+    final List<FactHandle> perSyncHandles = new ArrayList<>();
+    final SyncFacts perSyncFacts = new SyncFacts();
+    /** The ranking the planner inserted in this sync and its pods, in rank order. */
+    Ranking lastRanking;
+    List<PodEntry> lastRankingEntries;
+    final Map<String, List<String>> exemptions = new HashMap<>();
+    final Set<ThresholdState> thresholdStates = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    final Map<Object, Firing> producedBy = new IdentityHashMap<>();
+    final List<Firing> firings = new ArrayList<>();
+    volatile String phase = "";
+    volatile Firing currentFiring;
+    volatile String lastRule;
+    volatile boolean stopRequested;
+    volatile Firing firingAtTimeout;
+    volatile String phaseAtTimeout = "";
+  }
+
   /** What the planner holds for one active pod. */
   private static final class PodEntry {
     String uid;
@@ -196,9 +265,9 @@ public final class Planner implements AutoCloseable {
     FactHandle statsHandle;
   }
 
-  /** Creates the planner's session for a node's configuration. */
+  /** Creates the planner's session for a node's configuration, with the default {@link SyncBudget}. */
   public Planner(RuleSet rules, EvictionConfig config) {
-    this(rules, config, 200_000);
+    this(rules, config, SyncBudget.DEFAULT);
   }
 
   /**
@@ -207,29 +276,127 @@ public final class Planner implements AutoCloseable {
    * @param maxFiringsBase rule firings allowed per sync on top of a per-pod allowance; a sync past it fails
    */
   public Planner(RuleSet rules, EvictionConfig config, long maxFiringsBase) {
+    this(rules, config, SyncBudget.DEFAULT.withFirings(maxFiringsBase));
+  }
+
+  /**
+   * Creates the planner's session.
+   *
+   * @param budget what one sync may spend on rules
+   * @throws dev.evictd.api.RulesException when loading the facts into the session overruns the time budget
+   */
+  public Planner(RuleSet rules, EvictionConfig config, SyncBudget budget) {
     this.config = config;
-    this.maxFiringsBase = maxFiringsBase;
-    openSession(rules, List.of());
+    this.budget = budget;
+    String failure = guarded("loading the facts", () -> openSession(rules, List.of()));
+    if (failure != null) {
+      runner.close();
+      throw new dev.evictd.api.RulesException(failure);
+    }
+  }
+
+  /**
+   * Runs session work on the rule thread within the time budget. Returns null when it finished, else why not; the
+   * session is then dropped (and abandoned with its thread when stuck), so the next sync opens a new one from the
+   * state kept before the sync.
+   */
+  private String guarded(String what, Runnable work) {
+    String failure = guardedUntil(what, System.nanoTime() + budget.time().toNanos(), work);
+    if (failure != null) {
+      dropSession();
+    }
+    return failure;
+  }
+
+  /** Asks the rules to stop: halts the engine (ends a loop of firings; a consequence stuck in Java runs on). */
+  private void halt() {
+    SessionState state = st;
+    state.firingAtTimeout = state.currentFiring;
+    state.phaseAtTimeout = state.phase;
+    state.stopRequested = true;
+    RuleSession s = session;
+    if (s != null) {
+      s.kie.halt();
+    }
+  }
+
+  private String overrunMessage(String what, RuleRunner.Overrun o) {
+    SessionState state = st;
+    Firing f = state.firingAtTimeout;
+    String limit = "the time budget of " + dev.evictd.config.GoDuration.format(budget.time());
+    String phase = state.phaseAtTimeout.isEmpty() ? "" : " in phase " + state.phaseAtTimeout;
+    String last = state.lastRule == null ? "" : "; the last rule fired was \"" + state.lastRule + "\"";
+    String m;
+    if (f != null) {
+      m = "rule \"" + f.rule() + "\" did not finish within " + limit + phase;
+    } else if (o.stuck()) {
+      m = "rules did not finish within " + limit + " while " + what + phase + " (in a condition" + last + ")";
+    } else {
+      m =
+          "rules were still firing at the end of " + limit + " while " + what + phase + last
+              + ": a rule may be looping";
+    }
+    if (o.stuck()) {
+      m += "; its thread did not stop and is abandoned (" + runner.abandoned() + " so far)";
+    }
+    return m;
+  }
+
+  private void dropSession() {
+    dropSession(false);
+  }
+
+  /** Forgets the session; a stuck thread keeps it, and its listeners keep writing to a state no one reads. */
+  private void dropSession(boolean stuck) {
+    RuleSession s = session;
+    session = null;
+    st = new SessionState();
+    if (s == null) {
+      return;
+    }
+    s.abandoned = true;
+    if (!stuck) {
+      try {
+        s.kie.dispose();
+      } catch (RuntimeException e) {
+        LOG.debug("disposing a failed session: {}", e.toString());
+      }
+    }
+  }
+
+  /** A copy of the state facts, which a stuck thread cannot reach. */
+  private static List<Object> copies(List<Object> state) {
+    List<Object> out = new ArrayList<>();
+    for (Object o : state) {
+      if (o instanceof ThresholdState t) {
+        ThresholdState c = new ThresholdState(t.getThreshold(), t.getFirstObservedAt());
+        c.setActedOn(t.isActedOn());
+        out.add(c);
+      } else if (o instanceof dev.evictd.api.ConditionState c) {
+        out.add(new dev.evictd.api.ConditionState(c.getType(), c.getLastObservedAt()));
+      } else if (o instanceof dev.evictd.api.SignalLastObserved l) {
+        out.add(new dev.evictd.api.SignalLastObserved(l.getSignal(), l.getTime()));
+      }
+    }
+    return out;
   }
 
   /**
    * Opens a session on {@code rules} holding the planner's input facts and the given state facts. Used at
-   * construction, to swap rule sets (state carried over), and to recover from a failed sync.
+   * construction, to swap rule sets (state carried over), and to recover from a failed sync. Runs on the rule
+   * thread: inserting facts evaluates the rules' conditions.
    */
   private void openSession(RuleSet newRules, List<Object> state) {
     KieSession s = newRules.kieBase().newKieSession();
     if (session != null) {
-      session.dispose();
+      session.kie.dispose();
     }
-    session = s;
+    session = new RuleSession(s);
     rules = newRules;
-    perSyncHandles.clear();
-    perSyncFacts.clear();
-    exemptions.clear();
-    thresholdStates.clear();
-    producedBy.clear();
-    session.addEventListener(new Listener());
-    session.addEventListener(new Tracer());
+    SessionState fresh = new SessionState();
+    st = fresh;
+    s.addEventListener(new Listener(fresh));
+    s.addEventListener(new Tracer(fresh));
     session.insert(config);
     for (Threshold t : config.thresholds()) {
       session.insert(t);
@@ -245,16 +412,16 @@ public final class Planner implements AutoCloseable {
     for (Object o : state) {
       session.insert(o);
     }
-    java.util.ArrayDeque<Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle>> kept = new java.util.ArrayDeque<>();
-    for (Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle> a : attempts) {
-      kept.add(Map.entry(a.getKey(), session.insert(a.getKey())));
+    for (Attempt a : attempts) {
+      a.handle = session.insert(a.attempt);
     }
-    attempts.clear();
-    attempts.addAll(kept);
   }
 
   /** The state facts the planner carries between syncs (first-observed times, conditions, last observations). */
   private List<Object> stateFacts() {
+    if (session == null) {
+      return stateBeforeSync;
+    }
     return new ArrayList<>(
         session.getObjects(
             o ->
@@ -266,12 +433,38 @@ public final class Planner implements AutoCloseable {
   /**
    * Replaces the rule set at a sync boundary, keeping the session's state (first-observed times, conditions,
    * thresholds acted on, last observation times, eviction attempts).
+   *
+   * @throws dev.evictd.api.RulesException when loading the facts into a session of the new rules fails or overruns
+   *     the time budget; the planner then keeps the rules it had (and their state), and the next sync opens a session
+   *     on them
    */
   public synchronized void swapRules(RuleSet newRules) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
     }
-    openSession(newRules, stateFacts());
+    RuleSet old = rules;
+    java.util.concurrent.atomic.AtomicReference<List<Object>> kept =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    String failure =
+        guarded(
+            "loading the facts",
+            () -> {
+              kept.set(copies(stateFacts()));
+              openSession(newRules, copies(kept.get()));
+            });
+    if (failure != null) {
+      rules = old;
+      if (kept.get() != null) {
+        stateBeforeSync = kept.get();
+      }
+      throw new dev.evictd.api.RulesException(
+          newRules.source() + ": " + failure + " (the rules in use stay: " + old.source() + ")");
+    }
+  }
+
+  /** How many rule threads were abandoned because a rule did not stop (they run until evictd restarts). */
+  public synchronized int abandonedRuleThreads() {
+    return runner.abandoned();
   }
 
   /** The configuration the planner was built for. */
@@ -299,64 +492,165 @@ public final class Planner implements AutoCloseable {
       throw new IllegalStateException("planner is closed");
     }
     seq++;
-    phase = "";
-    List<String> warnings = new ArrayList<>();
-    clearPerSync();
-    expireAttempts(now);
     clock = new SyncClock(seq, now);
-    session.update(clockHandle, clock);
-    for (Object f : facts) {
-      FactHandle h = session.insert(f);
-      if (!(f instanceof PerSyncFact)) {
-        perSyncHandles.add(h);
-        perSyncFacts.add(f);
-      }
+    List<String> warnings = new ArrayList<>();
+    if (runner.abandoned() >= MAX_ABANDONED_THREADS) {
+      return failedPlan(
+          now,
+          warnings,
+          runner.abandoned() + " rule threads are stuck in rules that never finished; evictd must be restarted");
     }
-    updateObservations(Observations.of(summary));
-    updatePods(activePods, summary, warnings);
-
-    long budget = maxFiringsBase + 50L * pods.size();
+    long[] timeLeft = {budget.time().toNanos()};
     List<ReclaimAction> reclaimed = new ArrayList<>();
-    String failure = null;
-    try {
-      budget = fire(List.of("observe", "track", "grace", "local-storage", "select"), budget);
-      List<ReclaimRequest> requests = factsOf(ReclaimRequest.class);
-      if (!requests.isEmpty()) {
-        requests.sort(Comparator.comparingInt(ReclaimRequest::position));
-        for (ReclaimRequest r : requests) {
-          if (!hooks.reclaim(r.action())) {
-            warnings.add("node-level reclaim of " + r.action() + " failed");
-          }
-          reclaimed.add(r.action());
+    List<ReclaimRequest> requests = new ArrayList<>();
+    long[] firingsLeft = {0};
+    EvictionPlan[] plan = {null};
+    String failure =
+        step(
+            "observing and selecting",
+            timeLeft,
+            () -> {
+              if (session == null) {
+                openSession(rules, copies(stateBeforeSync));
+              }
+              stateBeforeSync = copies(stateFacts());
+              st.phase = "";
+              clearPerSync();
+              expireAttempts(now);
+              session.update(clockHandle, clock);
+              for (Object f : facts) {
+                FactHandle h = session.insert(f);
+                if (!(f instanceof PerSyncFact)) {
+                  st.perSyncHandles.add(h);
+                  st.perSyncFacts.add(f);
+                }
+              }
+              updateObservations(Observations.of(summary));
+              updatePods(activePods, summary, warnings);
+              firingsLeft[0] = budget.firingsFor(pods.size());
+              firingsLeft[0] =
+                  fire(List.of("observe", "track", "grace", "local-storage", "select"), firingsLeft[0]);
+              requests.addAll(factsOf(ReclaimRequest.class));
+            });
+    if (failure == null && !requests.isEmpty()) {
+      // node-level reclaim runs outside the rules' time budget: it is evictd's own work
+      requests.sort(Comparator.comparingInt(ReclaimRequest::position));
+      for (ReclaimRequest r : requests) {
+        if (!hooks.reclaim(r.action())) {
+          warnings.add("node-level reclaim of " + r.action() + " failed");
         }
-        Summary after = null;
-        try {
-          after = hooks.summaryAfterReclaim();
-        } catch (RuntimeException e) {
-          warnings.add("cannot read statistics after reclaim: " + e.getMessage());
-        }
-        if (after != null) {
-          for (Observation o : Observations.of(after).values()) {
-            insertPerSync(new ReclaimObservation(o.signal(), o.available(), o.capacity()));
-          }
-          budget = fire(List.of("reclaim-check"), budget);
-        } else {
-          warnings.add("no statistics after reclaim: pods are evicted as if reclaim freed nothing");
-        }
+        reclaimed.add(r.action());
       }
-      budget = fire(List.of("rank"), budget);
-      rank(warnings);
-      budget = fire(List.of("decide", "commit"), budget);
+      Summary after = null;
+      try {
+        after = hooks.summaryAfterReclaim();
+      } catch (RuntimeException e) {
+        warnings.add("cannot read statistics after reclaim: " + e.getMessage());
+      }
+      if (after == null) {
+        warnings.add("no statistics after reclaim: pods are evicted as if reclaim freed nothing");
+      } else {
+        Summary observed = after;
+        failure =
+            step(
+                "checking reclaim",
+                timeLeft,
+                () -> {
+                  for (Observation o : Observations.of(observed).values()) {
+                    insertPerSync(new ReclaimObservation(o.signal(), o.available(), o.capacity()));
+                  }
+                  firingsLeft[0] = fire(List.of("reclaim-check"), firingsLeft[0]);
+                });
+      }
+    }
+    if (failure == null) {
+      failure =
+          step(
+              "ranking and deciding",
+              timeLeft,
+              () -> {
+                firingsLeft[0] = fire(List.of("rank"), firingsLeft[0]);
+                rank(warnings);
+                firingsLeft[0] = fire(List.of("decide", "commit"), firingsLeft[0]);
+                plan[0] = buildPlan(now, reclaimed, warnings, null);
+              });
+    }
+    if (failure == null) {
+      return plan[0];
+    }
+    LOG.warn("sync {} failed: {}", seq, failure);
+    String failed = failure;
+    plan[0] = null;
+    if (session != null) {
+      // the rule thread came back: the plan shows what the rules did before the failure
+      guardedUntil(
+          "reporting the failure",
+          System.nanoTime() + budget.time().toNanos(),
+          () -> plan[0] = buildPlan(now, reclaimed, warnings, failed));
+      // A failed sync leaves the agenda mid-phase: the next sync starts a clean session with the state from
+      // before this one.
+      dropSession();
+    }
+    return plan[0] != null ? plan[0] : failedPlan(now, warnings, failed);
+  }
+
+  /**
+   * Runs one part of a sync on the rule thread, within what is left of the sync's time budget ({@code
+   * timeLeft[0]}, nanoseconds, charged with the time the part took); returns null when it finished, else the
+   * failure. Time spent outside the rules (node-level reclaim) is not charged.
+   */
+  private String step(String what, long[] timeLeft, Runnable work) {
+    long started = System.nanoTime();
+    String failure = guardedUntil(what, started + Math.max(0, timeLeft[0]), work);
+    timeLeft[0] -= System.nanoTime() - started;
+    return failure;
+  }
+
+  private String guardedUntil(String what, long deadline, Runnable work) {
+    try {
+      runner.run(
+          () -> {
+            work.run();
+            return null;
+          },
+          deadline,
+          this::halt);
+      return null;
     } catch (RuleFailure e) {
-      failure = e.getMessage();
-      LOG.warn("sync {} failed: {}", seq, failure);
+      return e.getMessage();
+    } catch (RuntimeException | StackOverflowError e) {
+      String rule = st.lastRule;
+      return (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
+          + " while "
+          + what
+          + ": "
+          + describe(e);
+    } catch (RuleRunner.Overrun o) {
+      String m = overrunMessage(what, o);
+      if (o.stuck()) {
+        dropSession(true);
+      }
+      return m;
     }
-    EvictionPlan plan = buildPlan(now, reclaimed, warnings, failure);
-    if (failure != null) {
-      // A failed sync leaves the agenda mid-phase: start a clean session with the state kept.
-      openSession(rules, stateFacts());
-    }
-    return plan;
+  }
+
+  /** The plan of a sync that failed: what was observed, the failure, and no decisions. */
+  private EvictionPlan failedPlan(Instant now, List<String> warnings, String failure) {
+    return new EvictionPlan(
+        seq,
+        now,
+        new ArrayList<>(observations.values()),
+        List.of(),
+        List.of(),
+        null,
+        List.of(),
+        false,
+        List.of(),
+        List.of(),
+        List.of(),
+        Map.of(),
+        warnings,
+        failure);
   }
 
   /** Thrown when a rule fails during a sync. */
@@ -366,20 +660,19 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-  private long fire(List<String> phases, long budget) {
+  private long fire(List<String> phases, long firingsLeft) {
     for (String p : phases) {
-      phase = p;
-      session.getAgenda().getAgendaGroup(p).setFocus();
+      st.phase = p;
       int fired;
       try {
-        fired = session.fireAllRules((int) Math.min(Integer.MAX_VALUE, budget + 1));
+        fired = session.fireAllRules(p, (int) Math.min(Integer.MAX_VALUE, firingsLeft + 1));
       } catch (org.kie.api.runtime.rule.ConsequenceException e) {
         String rule = e.getMatch() == null ? "?" : e.getMatch().getRule().getName();
         Throwable cause = e.getCause() == null ? e : e.getCause();
         throw new RuleFailure(
             "rule \"" + rule + "\" failed in phase " + p + ": " + describe(cause));
       } catch (RuntimeException | StackOverflowError e) {
-        String rule = lastRule;
+        String rule = st.lastRule;
         throw new RuleFailure(
             (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
                 + " in phase "
@@ -387,9 +680,13 @@ public final class Planner implements AutoCloseable {
                 + ": "
                 + describe(e));
       }
-      budget -= fired;
-      if (budget < 0) {
-        String rule = lastRule == null ? "?" : lastRule;
+      firingsLeft -= fired;
+      if (st.stopRequested) {
+        // halted at the end of the time budget: the caller reports it; stop before the next phase
+        throw new RuleFailure("rules stopped at the end of the time budget in phase " + p);
+      }
+      if (firingsLeft < 0) {
+        String rule = st.lastRule == null ? "?" : st.lastRule;
         throw new RuleFailure(
             "too many rule firings in one sync (limit reached in phase "
                 + p
@@ -398,8 +695,8 @@ public final class Planner implements AutoCloseable {
                 + "\"): a rule may be looping");
       }
     }
-    phase = "";
-    return budget;
+    st.phase = "";
+    return firingsLeft;
   }
 
   private static String describe(Throwable t) {
@@ -408,23 +705,23 @@ public final class Planner implements AutoCloseable {
   }
 
   private void clearPerSync() {
-    for (FactHandle h : perSyncHandles) {
-      if (alive(h)) {
+    for (FactHandle h : st.perSyncHandles) {
+      if (present(h)) {
         session.delete(h);
       }
     }
-    perSyncHandles.clear();
-    perSyncFacts.clear();
-    lastRanking = null;
-    lastRankingEntries = null;
-    producedBy.clear();
-    firings.clear();
-    currentFiring = null;
-    lastRule = null;
+    st.perSyncHandles.clear();
+    st.perSyncFacts.clear();
+    st.lastRanking = null;
+    st.lastRankingEntries = null;
+    st.producedBy.clear();
+    st.firings.clear();
+    st.currentFiring = null;
+    st.lastRule = null;
   }
 
   /** Whether a fact is still in the session (a rule may have deleted it). */
-  private boolean alive(FactHandle h) {
+  private boolean present(FactHandle h) {
     if (h instanceof org.drools.core.common.InternalFactHandle ih) {
       return ih.isValid(); // what getObject would answer, without the object store's lookups
     }
@@ -593,9 +890,9 @@ public final class Planner implements AutoCloseable {
       order.add(r.key);
       entries.add(r.entry);
     }
-    Ranking ranking = new Ranking(signal, order, exemptions.keySet());
-    lastRanking = ranking;
-    lastRankingEntries = entries;
+    Ranking ranking = new Ranking(signal, order, st.exemptions.keySet());
+    st.lastRanking = ranking;
+    st.lastRankingEntries = entries;
     insertPerSync(ranking);
   }
 
@@ -679,7 +976,7 @@ public final class Planner implements AutoCloseable {
   }
 
   private <T> List<T> factsOf(Class<T> type) {
-    return perSyncFacts.of(type);
+    return st.perSyncFacts.of(type);
   }
 
   private EvictionPlan buildPlan(
@@ -698,8 +995,8 @@ public final class Planner implements AutoCloseable {
     Set<Threshold> actionable = new java.util.HashSet<>();
     factsOf(ActionableThreshold.class).forEach(a -> actionable.add(a.threshold()));
     Map<Threshold, Instant> first = new HashMap<>();
-    for (ThresholdState st : thresholdStates) {
-      first.put(st.getThreshold(), st.getFirstObservedAt());
+    for (ThresholdState ts : st.thresholdStates) {
+      first.put(ts.getThreshold(), ts.getFirstObservedAt());
     }
     met.addAll(metFacts.keySet());
     List<EvictionPlan.ThresholdStatus> statuses = new ArrayList<>();
@@ -729,11 +1026,11 @@ public final class Planner implements AutoCloseable {
     if (!rankings.isEmpty()) {
       List<RankKey> order = rankings.get(0).order();
       // the planner's own ranking (rules may replace it) comes with its pods
-      List<PodEntry> entries = rankings.get(0) == lastRanking ? lastRankingEntries : null;
+      List<PodEntry> entries = rankings.get(0) == st.lastRanking ? st.lastRankingEntries : null;
       for (int i = 0; i < order.size(); i++) {
         RankKey k = order.get(i);
         PodEntry e = entries != null ? entries.get(i) : pods.get(k.uid());
-        List<String> reasons = exemptions.isEmpty() ? null : exemptions.get(k.uid());
+        List<String> reasons = st.exemptions.isEmpty() ? null : st.exemptions.get(k.uid());
         ranking.add(
             new EvictionPlan.RankedPod(
                 e.fact.ref(), k.components(), reasons == null ? null : String.join(", ", reasons)));
@@ -758,12 +1055,12 @@ public final class Planner implements AutoCloseable {
           warnings.add("pod " + d.pod() + " was decided more than once; the first decision is kept");
           continue;
         }
-        if (exemptions.containsKey(d.pod().uid())) {
+        if (st.exemptions.containsKey(d.pod().uid())) {
           warnings.add(
               "a rule decided to evict exempt pod "
                   + d.pod()
                   + " ("
-                  + String.join(", ", exemptions.get(d.pod().uid()))
+                  + String.join(", ", st.exemptions.get(d.pod().uid()))
                   + "); the decision is dropped");
           continue;
         }
@@ -821,7 +1118,7 @@ public final class Planner implements AutoCloseable {
       if (!visited.add(o)) {
         continue;
       }
-      Firing f = producedBy.get(o);
+      Firing f = st.producedBy.get(o);
       if (f == null) {
         continue;
       }
@@ -833,12 +1130,12 @@ public final class Planner implements AutoCloseable {
 
   private List<EvictionPlan.RuleFiring> traceOf() {
     Map<String, Integer> counts = new HashMap<>();
-    for (Firing f : firings) {
+    for (Firing f : st.firings) {
       counts.merge(f.rule(), 1, Integer::sum);
     }
     List<EvictionPlan.RuleFiring> out = new ArrayList<>();
     Set<String> summarized = new java.util.HashSet<>();
-    for (Firing f : firings) {
+    for (Firing f : st.firings) {
       int n = counts.get(f.rule());
       if (n > TRACE_LIMIT_PER_RULE) {
         if (summarized.add(f.rule())) {
@@ -881,20 +1178,39 @@ public final class Planner implements AutoCloseable {
   /** How long eviction attempts stay in the session for rules to see. */
   public static final java.time.Duration ATTEMPT_RETENTION = java.time.Duration.ofHours(1);
 
-  private final java.util.ArrayDeque<Map.Entry<dev.evictd.api.EvictionAttempt, FactHandle>> attempts =
-      new java.util.ArrayDeque<>();
+  /** An eviction attempt and its handle in the current session (null while there is none). */
+  private static final class Attempt {
+    final dev.evictd.api.EvictionAttempt attempt;
+    FactHandle handle;
+
+    Attempt(dev.evictd.api.EvictionAttempt attempt) {
+      this.attempt = attempt;
+    }
+  }
+
+  private final java.util.ArrayDeque<Attempt> attempts = new java.util.ArrayDeque<>();
 
   /** Records what the executor did with a decision; rules see it as an {@code EvictionAttempt} fact for an hour. */
   public synchronized void recordAttempt(dev.evictd.api.EvictionAttempt attempt) {
-    if (!closed) {
-      attempts.add(Map.entry(attempt, session.insert(attempt)));
+    if (closed) {
+      return;
+    }
+    Attempt a = new Attempt(attempt);
+    attempts.add(a);
+    if (session != null) {
+      String failure = guarded("recording an eviction attempt", () -> a.handle = session.insert(attempt));
+      if (failure != null) {
+        LOG.warn("{}", failure);
+      }
     }
   }
 
   private void expireAttempts(Instant now) {
-    while (!attempts.isEmpty()
-        && attempts.peekFirst().getKey().time().plus(ATTEMPT_RETENTION).isBefore(now)) {
-      session.delete(attempts.pollFirst().getValue());
+    while (!attempts.isEmpty() && attempts.peekFirst().attempt.time().plus(ATTEMPT_RETENTION).isBefore(now)) {
+      Attempt a = attempts.pollFirst();
+      if (a.handle != null) {
+        session.delete(a.handle);
+      }
     }
   }
 
@@ -902,26 +1218,37 @@ public final class Planner implements AutoCloseable {
   public synchronized void close() {
     if (!closed) {
       closed = true;
-      session.dispose();
+      if (session != null) {
+        RuleSession s = session;
+        guarded("closing", () -> s.kie.dispose());
+        session = null;
+      }
+      runner.close();
     }
   }
 
   /** Tracks per-sync facts (to retract them next sync), exemptions, and which firing produced each fact. */
-  private final class Listener implements RuleRuntimeEventListener {
+  private static final class Listener implements RuleRuntimeEventListener {
+    private final SessionState st;
+
+    Listener(SessionState st) {
+      this.st = st;
+    }
+
     @Override
     public void objectInserted(ObjectInsertedEvent event) {
       Object o = event.getObject();
       if (o instanceof PerSyncFact) {
-        perSyncHandles.add(event.getFactHandle());
-        perSyncFacts.add(o);
+        st.perSyncHandles.add(event.getFactHandle());
+        st.perSyncFacts.add(o);
       } else if (o instanceof EvictionExempt x) {
-        exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
-      } else if (o instanceof ThresholdState st) {
-        thresholdStates.add(st);
+        st.exemptions.computeIfAbsent(x.uid(), k -> new ArrayList<>()).add(x.reason());
+      } else if (o instanceof ThresholdState ts) {
+        st.thresholdStates.add(ts);
       }
-      if (currentFiring != null) {
-        currentFiring.produced().add(o);
-        producedBy.put(o, currentFiring);
+      if (st.currentFiring != null) {
+        st.currentFiring.produced().add(o);
+        st.producedBy.put(o, st.currentFiring);
       }
     }
 
@@ -930,43 +1257,49 @@ public final class Planner implements AutoCloseable {
       Object old = event.getOldObject();
       Object o = event.getObject();
       if (old instanceof PerSyncFact && old != o) {
-        perSyncFacts.remove(old);
-        perSyncFacts.add(o);
+        st.perSyncFacts.remove(old);
+        st.perSyncFacts.add(o);
       }
     }
 
     @Override
     public void objectDeleted(ObjectDeletedEvent event) {
       Object o = event.getOldObject();
-      if (o instanceof ThresholdState st) {
-        thresholdStates.remove(st);
+      if (o instanceof ThresholdState ts) {
+        st.thresholdStates.remove(ts);
       }
       if (o instanceof EvictionExempt x) {
-        List<String> l = exemptions.get(x.uid());
+        List<String> l = st.exemptions.get(x.uid());
         if (l != null) {
           l.remove(x.reason());
           if (l.isEmpty()) {
-            exemptions.remove(x.uid());
+            st.exemptions.remove(x.uid());
           }
         }
-      } else if (o instanceof PerSyncFact && !phase.isEmpty()) {
-        perSyncFacts.remove(o);
+      } else if (o instanceof PerSyncFact && !st.phase.isEmpty()) {
+        st.perSyncFacts.remove(o);
       }
     }
   }
 
   /** Records rule firings for the plan's trace and the decisions' provenance. */
-  private final class Tracer extends DefaultAgendaEventListener {
+  private static final class Tracer extends DefaultAgendaEventListener {
+    private final SessionState st;
+
+    Tracer(SessionState st) {
+      this.st = st;
+    }
+
     @Override
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
-      currentFiring = new Firing(phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
-      firings.add(currentFiring);
-      lastRule = currentFiring.rule();
+      st.currentFiring = new Firing(st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
+      st.firings.add(st.currentFiring);
+      st.lastRule = st.currentFiring.rule();
     }
 
     @Override
     public void afterMatchFired(AfterMatchFiredEvent event) {
-      currentFiring = null;
+      st.currentFiring = null;
     }
   }
 }

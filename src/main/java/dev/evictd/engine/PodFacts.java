@@ -53,7 +53,8 @@ public final class PodFacts {
     List<VolumeLimit> emptyDirLimits = new ArrayList<>();
     if (spec != null && spec.getVolumes() != null) {
       for (Volume v : spec.getVolumes()) {
-        if (v.getEmptyDir() != null && v.getEmptyDir().getSizeLimit() != null) {
+        // a null list entry (a YAML "-" with nothing after it) decodes in Go to a volume without a source
+        if (v != null && v.getEmptyDir() != null && v.getEmptyDir().getSizeLimit() != null) {
           Quantity limit = parse(v.getEmptyDir().getSizeLimit(), ns, name, "volume " + v.getName() + ": emptyDir.sizeLimit");
           if (limit.sign() > 0) {
             emptyDirLimits.add(new VolumeLimit(v.getName(), limit));
@@ -64,7 +65,7 @@ public final class PodFacts {
     Map<String, Quantity> containerLimits = new LinkedHashMap<>();
     if (spec != null && spec.getContainers() != null) {
       for (Container c : spec.getContainers()) {
-        Quantity l = PodResources.containerLimit(c, "ephemeral-storage");
+        Quantity l = c == null ? null : PodResources.containerLimit(c, "ephemeral-storage");
         if (l != null && l.value() != 0) {
           containerLimits.put(c.getName(), l);
         }
@@ -74,6 +75,9 @@ public final class PodFacts {
     List<PodOwner> owners = new ArrayList<>();
     if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
       for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
+        if (o == null) {
+          continue;
+        }
         owners.add(
             new PodOwner(o.getKind(), o.getName(), o.getUid(), Boolean.TRUE.equals(o.getController())));
       }
@@ -81,7 +85,7 @@ public final class PodFacts {
     Map<String, String> labels =
         pod.getMetadata() == null || pod.getMetadata().getLabels() == null
             ? Map.of()
-            : Map.copyOf(pod.getMetadata().getLabels());
+            : nonNull(pod.getMetadata().getLabels());
     return new PodFact(
         uid,
         ns,
@@ -179,6 +183,18 @@ public final class PodFacts {
         List.copyOf(containers),
         s,
         new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
+  }
+
+  /** An immutable copy without null keys or values (Map.copyOf refuses them; a YAML {@code a: null} has one). */
+  private static Map<String, String> nonNull(Map<String, String> m) {
+    Map<String, String> out = new LinkedHashMap<>();
+    m.forEach(
+        (k, v) -> {
+          if (k != null && v != null) {
+            out.put(k, v);
+          }
+        });
+    return java.util.Collections.unmodifiableMap(out);
   }
 
   private static long saturated(BigInteger v) {

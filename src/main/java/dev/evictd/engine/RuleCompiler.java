@@ -29,6 +29,8 @@ import org.kie.api.builder.KieFileSystem;
 import org.kie.api.builder.Message;
 import org.kie.api.builder.ReleaseId;
 import org.kie.api.runtime.KieContainer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Compiles DRL rule sets at runtime: a directory given by the operator, or the default rules packaged with evictd. */
 public final class RuleCompiler {
@@ -40,16 +42,77 @@ public final class RuleCompiler {
   private static final AtomicLong COUNTER = new AtomicLong();
   private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
 
+  private static final Logger LOG = LoggerFactory.getLogger(RuleCompiler.class);
+
   private RuleCompiler() {}
+
+  /** What to check of the rule files' owners and modes (see {@link RuleProvenance}). */
+  public enum Ownership {
+    /** Not checked. */
+    IGNORE,
+    /** Problems are logged and reported in {@link RuleSet#warnings()}. */
+    WARN,
+    /** Problems refuse the rule set. */
+    ENFORCE
+  }
+
+  /**
+   * How a rule set is loaded.
+   *
+   * @param allowUnsafe skip the policy lint's refusals (they are logged and kept as warnings): for trusted
+   *     experiments only
+   * @param pinnedSha256 the SHA-256 the rule set must have, or null
+   * @param ownership what to check of the rule files' owners and modes
+   */
+  public record Options(boolean allowUnsafe, String pinnedSha256, Ownership ownership) {
+    /** The default: lint enforced, no pin, owners and modes not checked. */
+    public static final Options STRICT = new Options(false, null, Ownership.IGNORE);
+
+    /** These options with another pin. */
+    public Options withPin(String sha256) {
+      return new Options(allowUnsafe, sha256, ownership);
+    }
+
+    /** These options with another ownership check. */
+    public Options withOwnership(Ownership o) {
+      return new Options(allowUnsafe, pinnedSha256, o);
+    }
+  }
 
   /** Compiles the rule files of {@code dir} ({@code *.drl}, in name order). */
   public static RuleSet compile(Path dir) {
-    return compile(dir.toString(), read(dir));
+    return compile(dir, Options.STRICT);
+  }
+
+  /** Compiles the rule files of {@code dir} with the given options. */
+  public static RuleSet compile(Path dir, Options options) {
+    List<String> warnings = new ArrayList<>();
+    Reader reader = new Reader(options.ownership(), warnings);
+    List<RuleSource> sources = reader.read(dir, new java.util.LinkedHashSet<>());
+    return compile(dir.toString(), sources, options, warnings);
+  }
+
+  /** Compiles one rule file on its own (no manifest, no defaults). */
+  public static RuleSet compileFile(Path file, Options options) {
+    List<String> warnings = new ArrayList<>();
+    Reader reader = new Reader(options.ownership(), warnings);
+    if (!Files.isRegularFile(file)) {
+      throw new RulesException(file + ": not a rule file");
+    }
+    reader.checkOwnership(file);
+    List<RuleSource> sources =
+        List.of(new RuleSource(file.getFileName().toString(), file.toString(), readText(file)));
+    return compile(file.toString(), sources, options, warnings);
   }
 
   /** Compiles the default rules packaged with evictd. */
   public static RuleSet compileDefault() {
-    return compile("default", readDefault());
+    return compileDefault(Options.STRICT);
+  }
+
+  /** Compiles the default rules packaged with evictd with the given options (the pin applies; ownership does not). */
+  public static RuleSet compileDefault(Options options) {
+    return compile("default", readDefault(), options, new ArrayList<>());
   }
 
   /** The optional manifest of a rules directory that builds on another rule set. */
@@ -63,65 +126,109 @@ public final class RuleCompiler {
    * base's files of the same name, and {@code exclude: [name.drl]} drops base files.
    */
   public static List<RuleSource> read(Path dir) {
-    return read(dir, new java.util.LinkedHashSet<>());
+    return new Reader(Ownership.IGNORE, new ArrayList<>()).read(dir, new java.util.LinkedHashSet<>());
   }
 
-  private static List<RuleSource> read(Path dir, java.util.Set<Path> chain) {
-    Path key = dir.toAbsolutePath().normalize();
-    if (!chain.add(key)) {
-      throw new RulesException(dir + ": rule sets extend each other in a cycle: " + chain);
+  /** Reads rule directories, checking the owners and modes of what it reads. */
+  private static final class Reader {
+    private final Ownership ownership;
+    private final List<String> warnings;
+    private final RuleProvenance provenance;
+
+    Reader(Ownership ownership, List<String> warnings) {
+      this.ownership = ownership;
+      this.warnings = warnings;
+      this.provenance = ownership == Ownership.IGNORE ? null : RuleProvenance.forCurrentUser();
     }
-    if (chain.size() > MAX_EXTENDS_DEPTH) {
-      throw new RulesException(dir + ": rule sets extend each other too deeply (more than " + MAX_EXTENDS_DEPTH + ")");
-    }
-    Path manifest = dir.resolve(MANIFEST);
-    if (!Files.isRegularFile(manifest)) {
-      return readDir(dir, true);
-    }
-    dev.evictd.config.YamlNode m;
-    try {
-      m = dev.evictd.config.YamlNode.parse(manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
-      if (!m.isMap()) {
-        throw m.error("expected a mapping with \"extends\"");
+
+    void checkOwnership(Path p) {
+      if (provenance == null) {
+        return;
       }
-      m.requireKnownKeys(java.util.Set.of("extends", "exclude"));
-    } catch (dev.evictd.api.ConfigException e) {
-      throw new RulesException(e.getMessage());
+      List<String> problems = provenance.problems(p);
+      if (problems.isEmpty()) {
+        return;
+      }
+      if (ownership == Ownership.ENFORCE) {
+        throw new RulesException(
+            String.join("\n", problems) + "\n(rule files must be writable only by root or evictd's user)");
+      }
+      for (String w : problems) {
+        LOG.warn("{}", w);
+        warnings.add(w);
+      }
     }
-    dev.evictd.config.YamlNode ext = m.get("extends");
-    if (ext == null || ext.isNull()) {
-      throw new RulesException(m.where() + ": missing required key \"extends\" (default, or a rules directory)");
-    }
-    List<RuleSource> base;
-    try {
-      String e = ext.asString(false);
-      base = e.equals("default") ? readDefault() : read(dir.resolve(e), chain);
-    } catch (dev.evictd.api.ConfigException e) {
-      throw new RulesException(e.getMessage());
-    }
-    java.util.Set<String> exclude = new java.util.HashSet<>();
-    dev.evictd.config.YamlNode ex = m.get("exclude");
-    if (ex != null) {
-      for (dev.evictd.config.YamlNode n : ex.asListOrEmpty()) {
-        String name = n.asString(false);
-        if (base.stream().noneMatch(s -> s.name().equals(name))) {
-          throw new RulesException(n.where() + ": the base rule set has no file " + name);
+
+    private List<RuleSource> read(Path dir, java.util.Set<Path> chain) {
+      Path key = dir.toAbsolutePath().normalize();
+      if (!chain.add(key)) {
+        throw new RulesException(dir + ": rule sets extend each other in a cycle: " + chain);
+      }
+      if (chain.size() > MAX_EXTENDS_DEPTH) {
+        throw new RulesException(
+            dir + ": rule sets extend each other too deeply (more than " + MAX_EXTENDS_DEPTH + ")");
+      }
+      Path manifest = dir.resolve(MANIFEST);
+      if (Files.isDirectory(dir)) {
+        checkOwnership(dir);
+      }
+      if (!Files.isRegularFile(manifest)) {
+        return readDir(dir, true);
+      }
+      checkOwnership(manifest);
+      dev.evictd.config.YamlNode m;
+      try {
+        m = dev.evictd.config.YamlNode.parse(manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
+        if (!m.isMap()) {
+          throw m.error("expected a mapping with \"extends\"");
         }
-        exclude.add(name);
+        m.requireKnownKeys(java.util.Set.of("extends", "exclude"));
+      } catch (dev.evictd.api.ConfigException e) {
+        throw new RulesException(e.getMessage());
       }
-    }
-    java.util.Map<String, RuleSource> merged = new java.util.LinkedHashMap<>();
-    for (RuleSource s : base) {
-      if (!exclude.contains(s.name())) {
+      dev.evictd.config.YamlNode ext = m.get("extends");
+      if (ext == null || ext.isNull()) {
+        throw new RulesException(m.where() + ": missing required key \"extends\" (default, or a rules directory)");
+      }
+      List<RuleSource> base;
+      try {
+        String e = ext.asString(false);
+        base = e.equals("default") ? readDefault() : read(dir.resolve(e), chain);
+      } catch (dev.evictd.api.ConfigException e) {
+        throw new RulesException(e.getMessage());
+      }
+      java.util.Set<String> exclude = new java.util.HashSet<>();
+      dev.evictd.config.YamlNode ex = m.get("exclude");
+      if (ex != null) {
+        for (dev.evictd.config.YamlNode n : ex.asListOrEmpty()) {
+          String name = n.asString(false);
+          if (base.stream().noneMatch(s -> s.name().equals(name))) {
+            throw new RulesException(n.where() + ": the base rule set has no file " + name);
+          }
+          exclude.add(name);
+        }
+      }
+      java.util.Map<String, RuleSource> merged = new java.util.LinkedHashMap<>();
+      for (RuleSource s : base) {
+        if (!exclude.contains(s.name())) {
+          merged.put(s.name(), s);
+        }
+      }
+      for (RuleSource s : readDir(dir, false)) {
         merged.put(s.name(), s);
       }
+      List<RuleSource> out = new ArrayList<>(merged.values());
+      out.sort(java.util.Comparator.comparing(RuleSource::name));
+      return out;
     }
-    for (RuleSource s : readDir(dir, false)) {
-      merged.put(s.name(), s);
+
+    private List<RuleSource> readDir(Path dir, boolean requireFiles) {
+      List<RuleSource> out = RuleCompiler.readDir(dir, requireFiles);
+      for (RuleSource s : out) {
+        checkOwnership(Path.of(s.path()));
+      }
+      return out;
     }
-    List<RuleSource> out = new ArrayList<>(merged.values());
-    out.sort(java.util.Comparator.comparing(RuleSource::name));
-    return out;
   }
 
   private static List<RuleSource> readDir(Path dir, boolean requireFiles) {
@@ -197,14 +304,76 @@ public final class RuleCompiler {
 
   /** Compiles rule sources; every compile error is reported as {@code file:line:column: message}. */
   public static RuleSet compile(String source, List<RuleSource> sources) {
+    return compile(source, sources, Options.STRICT, new ArrayList<>());
+  }
+
+  /**
+   * Compiles rule sources: checks the pin, runs the policy lint, compiles, then checks the compiled code. With
+   * {@link Options#allowUnsafe()} the lint's refusals are logged and returned as warnings instead.
+   */
+  public static RuleSet compile(String source, List<RuleSource> sources, Options options) {
+    return compile(source, sources, options, new ArrayList<>());
+  }
+
+  private static RuleSet compile(String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    String sha256 = sha256(sources);
+    if (options.pinnedSha256() != null) {
+      RuleProvenance.requirePinned(source, sha256, options.pinnedSha256());
+    }
+    if (options.allowUnsafe()) {
+      String w =
+          source
+              + ": policy lint disabled (--allow-unsafe-rules or EVICTD_ALLOW_UNSAFE_RULES): these rules may run any"
+              + " Java code as evictd's user";
+      LOG.warn("{}", w);
+      warnings.add(w);
+    }
+    for (RuleSource s : sources) {
+      if (s.text().indexOf('\0') >= 0) {
+        throw new RulesException(s.path() + ": not a text file");
+      }
+    }
+    PolicyLint.Report report = PolicyLint.check(sources);
+    // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it goes first.
+    // If the rules compile all the same, they are refused below.
+    List<PolicyFinding> deferred = report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
+    refuseOrWarn(
+        report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
+    RuleSet rs = build(source, sources, sha256, warnings);
+    refuseOrWarn(deferred, options, warnings);
+    if (!report.unparsed().isEmpty()) {
+      // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
+      refuseOrWarn(
+          report.unparsed().stream()
+              .map(f -> new PolicyFinding(f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
+              .toList(),
+          options,
+          warnings);
+    }
+    refuseOrWarn(CompiledCodeCheck.check(rs.kieBase(), report, source), options, warnings);
+    return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
+  }
+
+  private static void refuseOrWarn(List<PolicyFinding> findings, Options options, List<String> warnings) {
+    if (findings.isEmpty()) {
+      return;
+    }
+    if (!options.allowUnsafe()) {
+      throw new RulesException(
+          String.join("\n", findings.stream().map(PolicyFinding::toString).toList()));
+    }
+    for (PolicyFinding f : findings) {
+      LOG.warn("unsafe rules allowed: {}", f);
+      warnings.add(f.toString());
+    }
+  }
+
+  private static RuleSet build(String source, List<RuleSource> sources, String sha256, List<String> warnings) {
     KieServices ks = KieServices.Factory.get();
     KieFileSystem kfs = ks.newKieFileSystem();
     ReleaseId rid = ks.newReleaseId("dev.evictd.rules", "rules" + COUNTER.incrementAndGet(), "1.0.0");
     kfs.generateAndWritePomXML(rid);
     for (RuleSource s : sources) {
-      if (s.text().indexOf('\0') >= 0) {
-        throw new RulesException(s.path() + ": not a text file");
-      }
       kfs.write(KIE_PREFIX + s.name(), s.text());
     }
     KieBuilder kb;
@@ -231,7 +400,7 @@ public final class RuleCompiler {
       ks.getRepository().removeKieModule(rid);
     }
     List<String> names = sources.stream().map(RuleSource::name).toList();
-    return new RuleSet(kbase, source, names, sha256(sources));
+    return new RuleSet(kbase, source, names, sha256, warnings);
   }
 
   private static final java.util.regex.Pattern LINE_COLUMN =

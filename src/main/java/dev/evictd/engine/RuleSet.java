@@ -11,9 +11,17 @@ import org.kie.api.KieBase;
  * @param source the directory (or "default") the rules were loaded from
  * @param files the rule files, in load order
  * @param sha256 hex digest of the rule set
+ * @param warnings what loading it reported without refusing it: files others could write ({@code rules check}),
+ *     lint refusals let through by {@code --allow-unsafe-rules}
  */
-public record RuleSet(KieBase kieBase, String source, List<String> files, String sha256) {
+public record RuleSet(KieBase kieBase, String source, List<String> files, String sha256, List<String> warnings) {
   public RuleSet {
     files = List.copyOf(files);
+    warnings = List.copyOf(warnings);
+  }
+
+  /** A rule set loaded without warnings. */
+  public RuleSet(KieBase kieBase, String source, List<String> files, String sha256) {
+    this(kieBase, source, files, sha256, List.of());
   }
 }

@@ -115,6 +115,87 @@ class PlannerTest {
   }
 
   @Test
+  void aRuleStuckInJavaFailsTheSyncWithinTheTimeBudgetAndCannotReachLaterSyncs() throws InterruptedException {
+    RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/spins"));
+    SyncBudget budget = SyncBudget.DEFAULT.withTime(java.time.Duration.ofSeconds(1));
+    try (Planner planner = new Planner(rules, config(HARD_1GI), budget)) {
+      List<Pod> pods = List.of(pod("a", 0));
+      long t0 = System.nanoTime();
+      EvictionPlan p1 = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(p1.failed()).isTrue();
+      assertThat(p1.failure())
+          .contains("rule \"spins in Java in the first sync\" did not finish within the time budget of 1s")
+          .contains("in phase observe", "abandoned (1 so far)");
+      assertThat(p1.decisions()).isEmpty();
+      // the budget plus the grace given to halt(), well before the rule would have finished (2.5 s)
+      assertThat(elapsedMs).isBetween(1000L, 2000L);
+      assertThat(planner.abandonedRuleThreads()).isEqualTo(1);
+
+      // the planner carries on with a fresh session: the default rules evict the pod
+      EvictionPlan p2 = planner.sync(T0.plusSeconds(10), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      assertThat(p2.failed()).as("%s", p2.failure()).isFalse();
+      assertThat(p2.decisions()).extracting(d -> d.pod().name()).containsExactly("a");
+
+      // once the stuck consequence ends, its decision goes to the abandoned session, never to a plan
+      Thread.sleep(Math.max(0, 2700 - (System.nanoTime() - t0) / 1_000_000));
+      EvictionPlan p3 = planner.sync(T0.plusSeconds(20), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      assertThat(p3.failed()).isFalse();
+      assertThat(p3.decisions()).noneMatch(d -> d.signal().equals("zombie"));
+      assertThat(p3.decisions()).extracting(d -> d.pod().name()).containsExactly("a");
+    }
+  }
+
+  @Test
+  void aLoopOfFiringsIsHaltedAtTheTimeBudgetWithoutLosingItsThread() {
+    RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/runaway"));
+    SyncBudget budget = new SyncBudget(Long.MAX_VALUE / 4, 0, java.time.Duration.ofMillis(500));
+    try (Planner planner = new Planner(rules, config(HARD_1GI), budget)) {
+      List<Pod> pods = List.of(pod("a", 0));
+      long t0 = System.nanoTime();
+      EvictionPlan p = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1500L);
+      assertThat(p.failed()).isTrue();
+      assertThat(p.failure()).containsAnyOf("were still firing at the end of", "did not finish within");
+      assertThat(p.failure()).contains("the time budget of 500ms", "loops forever", "phase track");
+      assertThat(p.failure()).doesNotContain("abandoned");
+      assertThat(p.decisions()).isEmpty();
+      assertThat(planner.abandonedRuleThreads()).isZero();
+    }
+  }
+
+  @Test
+  void aConditionStuckEverySyncFailsEachAndAfterThreeAbandonedThreadsThePlannerStops() {
+    RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/slow-condition"));
+    SyncBudget budget = SyncBudget.DEFAULT.withTime(java.time.Duration.ofMillis(300));
+    Planner planner;
+    try {
+      planner = new Planner(rules, config(HARD_1GI), budget);
+    } catch (dev.evictd.api.RulesException e) {
+      throw new AssertionError("no pod yet: nothing slow to evaluate", e);
+    }
+    try (planner) {
+      List<Pod> pods = List.of(pod("a", 0));
+      for (int i = 1; i <= Planner.MAX_ABANDONED_THREADS; i++) {
+        EvictionPlan p =
+            planner.sync(T0.plusSeconds(10L * i), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+        assertThat(p.failed()).isTrue();
+        assertThat(p.failure())
+            .contains("rules did not finish within the time budget of 300ms while observing and selecting")
+            .contains("(in a condition")
+            .endsWith("abandoned (" + i + " so far)");
+        assertThat(p.decisions()).isEmpty();
+      }
+      long t0 = System.nanoTime();
+      EvictionPlan stopped =
+          planner.sync(T0.plusSeconds(60), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(100L);
+      assertThat(stopped.failure())
+          .isEqualTo("3 rule threads are stuck in rules that never finished; evictd must be restarted");
+    }
+  }
+
+  @Test
   void missingStatisticsMeanNoObservationAndNoEviction() {
     try (Planner planner = new Planner(RuleCompiler.compileDefault(), config(HARD_1GI))) {
       List<Pod> pods = List.of(pod("a", 0));

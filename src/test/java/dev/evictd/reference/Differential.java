@@ -253,7 +253,7 @@ final class Differential {
 
   private static int compareKeys(List<RankKey.Component> a, List<RankKey.Component> b) {
     for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
-      int c = Long.compare(a.get(i).value(), b.get(i).value());
+      int c = a.get(i).exact().compareTo(b.get(i).exact());
       if (c != 0) {
         return a.get(i).descending() ? -c : c;
       }

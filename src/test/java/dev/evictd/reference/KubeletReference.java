@@ -83,6 +83,7 @@ public final class KubeletReference {
   private Map<Threshold, Instant> thresholdsFirstObservedAt = new LinkedHashMap<>();
   private List<Threshold> thresholdsMet = List.of();
   private Map<Signal, Observed> lastObservations = Map.of();
+  private boolean layoutKnown;
 
   /** A manager for the node's eviction configuration. */
   public KubeletReference(EvictionConfig config) {
@@ -106,6 +107,14 @@ public final class KubeletReference {
     if (thresholds.isEmpty() && !localStorageCapacityIsolation) {
       return result(null, List.of(), List.of(), List.of(), false);
     }
+    // `thresholds := m.config.Thresholds` is read before the filesystem layout is known. In the first sync,
+    // `thresholds, err := UpdateContainerFsThresholds(...)` declares a new variable inside the if block: only
+    // m.config.Thresholds gets the appended containerfs thresholds (replacements are written in place and seen).
+    List<Threshold> current = thresholds;
+    if (!layoutKnown) {
+      layoutKnown = true;
+      current = thresholds.stream().filter(t -> !t.derivedAfterFirstSync()).toList();
+    }
     boolean dedicatedImageFs = layout.hasImageFs();
 
     // make observations and get a function to derive pod usage stats relative to those observations.
@@ -113,7 +122,7 @@ public final class KubeletReference {
     Map<String, Summary.PodStats> statsByUid = cachedStats(summary);
 
     // determine the set of thresholds met independent of grace period
-    List<Threshold> met = thresholdsMet(thresholds, observations, false);
+    List<Threshold> met = thresholdsMet(current, observations, false);
     // determine the set of thresholds previously met that have not yet satisfied the associated min-reclaim
     if (!thresholdsMet.isEmpty()) {
       List<Threshold> notYetResolved = thresholdsMet(thresholdsMet, observations, true);
@@ -329,7 +338,7 @@ public final class KubeletReference {
       return null;
     }
     for (Volume v : volumes) {
-      if (v.getEmptyDir() != null) {
+      if (v != null && v.getEmptyDir() != null) {
         Quantity size = quantity(v.getEmptyDir().getSizeLimit());
         Quantity used = podVolumeUsed.get(v.getName());
         if (used != null && size != null && size.sign() == 1 && used.compareTo(size) > 0) {
@@ -385,6 +394,9 @@ public final class KubeletReference {
     List<Container> containers = pod.getSpec() == null ? null : pod.getSpec().getContainers();
     if (containers != null) {
       for (Container c : containers) {
+        if (c == null) {
+          continue;
+        }
         Quantity limit = PodResources.containerLimit(c, PodResources.EPHEMERAL_STORAGE);
         if (limit != null && limit.value() != 0) {
           thresholdsMap.put(c.getName(), limit);

@@ -84,29 +84,32 @@ public final class ScenarioGen {
   }
 
   private Scenario.Step step() {
-      int i = stepIndex++;
-      String advance = i == 0 ? c.pick("0s", "1m", "10s") : c.pick("0s", "10s", "30s", "1m", "59s", "1m30s", "2m", "5m", "10m", "1s");
-      elapsedSeconds += seconds(advance);
-      List<Map<String, Object>> newPods =
-          i == 0 || active.isEmpty()
-              ? null
-              : c.optional(
-                  0.2,
-                  () -> {
-                    List<Map<String, Object>> changed = new ArrayList<>(active);
-                    switch (c.between(0, 2)) {
-                      case 0 -> changed.remove(c.between(0, changed.size() - 1));
-                      case 1 -> java.util.Collections.reverse(changed);
-                      default -> changed.add(pod(100 + i));
-                    }
-                    return changed;
-                  });
-      if (newPods != null) {
-        active = newPods;
-      }
-      Map<String, Object> summary = summary(active, false);
-      Map<String, Object> after = c.optional(0.3, () -> summary(active, true));
-      return new Scenario.Step(advance, newPods, summary, after);
+    int i = stepIndex++;
+    String advance =
+        i == 0
+            ? c.pick("0s", "1m", "10s")
+            : c.pick("0s", "10s", "30s", "1m", "59s", "1m30s", "2m", "5m", "10m", "1s");
+    elapsedSeconds += seconds(advance);
+    List<Map<String, Object>> newPods =
+        i == 0 || active.isEmpty()
+            ? null
+            : c.optional(
+                0.2,
+                () -> {
+                  List<Map<String, Object>> changed = new ArrayList<>(active);
+                  switch (c.between(0, 2)) {
+                    case 0 -> changed.remove(c.between(0, changed.size() - 1));
+                    case 1 -> java.util.Collections.reverse(changed);
+                    default -> changed.add(pod(100 + i));
+                  }
+                  return changed;
+                });
+    if (newPods != null) {
+      active = newPods;
+    }
+    Map<String, Object> summary = summary(active, false);
+    Map<String, Object> after = c.optional(0.3, () -> summary(active, true));
+    return new Scenario.Step(advance, newPods, summary, after);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -326,13 +329,13 @@ public final class ScenarioGen {
   private Map<String, Object> resources() {
     Map<String, Object> m = new LinkedHashMap<>();
     if (c.chance(0.6)) {
-      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m"));
+      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m", "300E"));
     }
     if (c.chance(0.4)) {
       m.put("cpu", c.pick("100m", "1", "250m"));
     }
     if (c.chance(0.4)) {
-      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m"));
+      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m", "30E"));
     }
     return m;
   }
@@ -394,7 +397,9 @@ public final class ScenarioGen {
       put(node, "rlimit", c.optional(0.7, this::rlimit));
     }
     Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("node", node);
+    if (!node.isEmpty() || c.chance(0.7)) {
+      summary.put("node", node); // else no node stats at all
+    }
     List<Object> podStats = new ArrayList<>();
     for (Map<String, Object> pod : pods) {
       Map<String, Object> ps = c.span(() -> c.chance(0.88) ? podStats(pod) : null);
@@ -417,7 +422,9 @@ public final class ScenarioGen {
     if (!podStats.isEmpty() && c.chance(0.3)) {
       java.util.Collections.reverse(podStats);
     }
-    summary.put("pods", podStats);
+    if (!podStats.isEmpty() || c.chance(0.7)) {
+      summary.put("pods", podStats);
+    }
     return summary;
   }
 
@@ -598,18 +605,18 @@ public final class ScenarioGen {
   }
 
   private Map<String, Object> containerStats(Object n) {
-      Map<String, Object> cs = new LinkedHashMap<>();
-      cs.put("name", n);
-      if (c.chance(0.85)) {
-        cs.put("memory", Map.of("workingSetBytes", c.pick("50Mi", "0", "100Mi", "200Mi", "1Gi", "500M", "64Mi")));
-      }
-      if (c.chance(0.8)) {
-        cs.put("rootfs", fsUsage());
-      }
-      if (c.chance(0.8)) {
-        cs.put("logs", fsUsage());
-      }
-      return cs;
+    Map<String, Object> cs = new LinkedHashMap<>();
+    cs.put("name", n);
+    if (c.chance(0.85)) {
+      cs.put("memory", Map.of("workingSetBytes", c.pick("50Mi", "0", "100Mi", "200Mi", "1Gi", "500M", "64Mi")));
+    }
+    if (c.chance(0.8)) {
+      cs.put("rootfs", fsUsage());
+    }
+    if (c.chance(0.8)) {
+      cs.put("logs", fsUsage());
+    }
+    return cs;
   }
 
   private Map<String, Object> volumeStats(Object name) {

@@ -156,7 +156,7 @@ public final class YamlWriter {
                 case '\t' -> b.append("\\t");
                 case '\r' -> b.append("\\r");
                 default -> {
-                  if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xfeff) {
+                  if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xfeff || c == 0x2028 || c == 0x2029) {
                     b.append(String.format("\\u%04x", c));
                   } else {
                     b.appendCodePoint(c);

@@ -1,0 +1,481 @@
+package dev.evictd.engine;
+
+import com.github.javaparser.ast.Node;
+import com.github.javaparser.ast.body.TypeDeclaration;
+import com.github.javaparser.ast.expr.AnnotationExpr;
+import com.github.javaparser.ast.expr.BooleanLiteralExpr;
+import com.github.javaparser.ast.expr.ClassExpr;
+import com.github.javaparser.ast.expr.EnclosedExpr;
+import com.github.javaparser.ast.expr.Expression;
+import com.github.javaparser.ast.expr.FieldAccessExpr;
+import com.github.javaparser.ast.expr.MethodCallExpr;
+import com.github.javaparser.ast.expr.MethodReferenceExpr;
+import com.github.javaparser.ast.expr.NameExpr;
+import com.github.javaparser.ast.expr.ObjectCreationExpr;
+import com.github.javaparser.ast.expr.TypeExpr;
+import com.github.javaparser.ast.stmt.DoStmt;
+import com.github.javaparser.ast.stmt.ForStmt;
+import com.github.javaparser.ast.stmt.LocalClassDeclarationStmt;
+import com.github.javaparser.ast.stmt.LocalRecordDeclarationStmt;
+import com.github.javaparser.ast.stmt.SynchronizedStmt;
+import com.github.javaparser.ast.stmt.WhileStmt;
+import com.github.javaparser.ast.type.ClassOrInterfaceType;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import org.drools.mvel.parser.DrlxParser;
+import org.drools.mvel.parser.MvelParser;
+import org.drools.mvel.parser.ast.expr.BigDecimalLiteralExpr;
+import org.drools.mvel.parser.ast.expr.BigIntegerLiteralExpr;
+import org.drools.mvel.parser.ast.expr.DrlNameExpr;
+import org.drools.mvel.parser.ast.expr.DrlxExpression;
+import org.drools.mvel.parser.ast.expr.FullyQualifiedInlineCastExpr;
+import org.drools.mvel.parser.ast.expr.HalfBinaryExpr;
+import org.drools.mvel.parser.ast.expr.HalfPointFreeExpr;
+import org.drools.mvel.parser.ast.expr.InlineCastExpr;
+import org.drools.mvel.parser.ast.expr.ListCreationLiteralExpression;
+import org.drools.mvel.parser.ast.expr.ListCreationLiteralExpressionElement;
+import org.drools.mvel.parser.ast.expr.MapCreationLiteralExpression;
+import org.drools.mvel.parser.ast.expr.MapCreationLiteralExpressionKeyValuePair;
+import org.drools.mvel.parser.ast.expr.ModifyStatement;
+import org.drools.mvel.parser.ast.expr.NullSafeFieldAccessExpr;
+import org.drools.mvel.parser.ast.expr.NullSafeMethodCallExpr;
+import org.drools.mvel.parser.ast.expr.OOPathChunk;
+import org.drools.mvel.parser.ast.expr.OOPathExpr;
+import org.drools.mvel.parser.ast.expr.PointFreeExpr;
+import org.drools.mvel.parser.ast.expr.RegexExpr;
+import org.drools.mvel.parser.ast.expr.TemporalChunkExpr;
+import org.drools.mvel.parser.ast.expr.TemporalLiteralExpr;
+import org.drools.mvel.parser.ast.expr.WithStatement;
+
+/**
+ * Checks one fragment of rule code — a consequence or function body (Java), or a constraint, {@code from}, {@code
+ * eval} or attribute expression (the DRL expression language) — against the {@link PolicyAllowlist}. Fragments are
+ * parsed with Drools' own DRLX/Java parser; a fragment that does not parse is refused, never skipped.
+ */
+final class CodeCheck {
+  /**
+   * Where a fragment sits in its rule file.
+   *
+   * @param file the file as shown in messages
+   * @param firstLine the file line of the fragment's first line
+   * @param where the rule, function or declaration it belongs to
+   */
+  record Origin(String file, int firstLine, String where) {}
+
+  /** Variables the engine puts in every consequence; only their fact operations are allowed. */
+  private static final Set<String> ENGINE_VARIABLES = Set.of("drools", "kcontext", "consequenceCtx");
+
+  /** Engine facades a consequence could name; none is allowed. */
+  private static final Set<String> ENGINE_FACADES = Set.of("channels", "entryPoints", "exitPoints");
+
+  /** What a consequence may do to the engine: change facts. */
+  private static final Set<String> FACT_OPERATIONS = Set.of("insert", "insertLogical", "update", "delete", "retract");
+
+  private final RuleNames names;
+  private final Origin origin;
+  private final Collection<PolicyFinding> out;
+  private final String text;
+  private int cursor;
+
+  private CodeCheck(String text, RuleNames names, Origin origin, Collection<PolicyFinding> out) {
+    this.text = text;
+    this.names = names;
+    this.origin = origin;
+    this.out = out;
+  }
+
+  /** Checks a block of Java statements (a consequence or a function body). */
+  static void block(String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
+    CodeCheck c = new CodeCheck(code, names, origin, out);
+    Node n;
+    try {
+      // the newline keeps a trailing line comment from swallowing the closing brace
+      n = MvelParser.parseBlock("{" + code + "\n}");
+    } catch (RuntimeException | Error e) {
+      c.unparsable(PolicyFinding.NOT_JAVA.substring("cannot be analysed: not ".length()), e);
+      return;
+    }
+    c.visit(n);
+  }
+
+  /** Checks an expression of the DRL expression language (constraint, from, eval, salience...). */
+  static void expression(String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
+    CodeCheck c = new CodeCheck(code, names, origin, out);
+    Node n;
+    try {
+      n = DrlxParser.parseExpression(DrlxParser.buildDrlxParserWithArguments(List.of()), code);
+    } catch (RuntimeException | Error e) {
+      c.unparsable("a DRL expression", e);
+      return;
+    }
+    c.visit(n);
+  }
+
+  /** Checks a type name as written in DRL (pattern type, parameter, global, declared field). */
+  static void type(String typeName, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
+    CodeCheck c = new CodeCheck(typeName, names, origin, out);
+    Node n;
+    try {
+      n = MvelParser.parseType(typeName);
+    } catch (RuntimeException | Error e) {
+      c.unparsable("a type", e);
+      return;
+    }
+    c.visit(n);
+  }
+
+  private void unparsable(String what, Throwable e) {
+    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
+    m = m.replaceAll("\\(line \\d+,\\s*col \\d+\\)", "").trim();
+    refuse("", "code the lint cannot parse", "cannot be analysed: not " + what + ": " + m);
+  }
+
+  /**
+   * Records a finding at the line where {@code needle} (the word as written) occurs: Drools' parser keeps no
+   * positions, so the fragment's text is searched, from where the previous finding was (nodes are visited in
+   * source order), else from its start.
+   */
+  private void refuse(String needle, String name, String reason) {
+    int at = needle.isEmpty() ? -1 : indexOfWord(needle, cursor);
+    if (at < 0 && !needle.isEmpty()) {
+      at = indexOfWord(needle, 0);
+    }
+    if (at >= 0) {
+      cursor = at;
+    }
+    int pos = at >= 0 ? at : cursor;
+    int line = origin.firstLine();
+    for (int i = 0; i < pos && i < text.length(); i++) {
+      if (text.charAt(i) == '\n') {
+        line++;
+      }
+    }
+    out.add(new PolicyFinding(origin.file(), line, origin.where(), name, reason));
+  }
+
+  private int indexOfWord(String word, int from) {
+    for (int i = text.indexOf(word, from); i >= 0; i = text.indexOf(word, i + 1)) {
+      boolean start = i == 0 || !Character.isJavaIdentifierPart(text.charAt(i - 1));
+      int end = i + word.length();
+      boolean stop = end >= text.length() || !Character.isJavaIdentifierPart(text.charAt(end));
+      if (start && stop) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private void visit(Node n) {
+    if (n != null) {
+      visitAt(n);
+    }
+  }
+
+  private void visitAt(Node n) {
+    if (n.getClass().getPackageName().startsWith("org.drools.mvel.parser") && !(n instanceof DrlNameExpr)) {
+      drl(n);
+      return;
+    }
+    if (n instanceof ClassOrInterfaceType t) {
+      type(t);
+      return;
+    }
+    if (n instanceof ClassExpr c) {
+      refuse("class", c.getType().asString() + ".class", "reflection");
+      return;
+    }
+    if (n instanceof LocalClassDeclarationStmt
+        || n instanceof LocalRecordDeclarationStmt
+        || n instanceof TypeDeclaration<?>) {
+      refuse("class", "local class", "class declarations (code called back outside the rules)");
+      return;
+    }
+    if (n instanceof ObjectCreationExpr o && o.getAnonymousClassBody().isPresent()) {
+      refuse(
+          o.getType().getNameAsString(),
+          "new " + o.getType().getNameAsString() + "() {...}",
+          "anonymous class (code called back outside the rules)");
+      return;
+    }
+    if (n instanceof AnnotationExpr a) {
+      checkTypeName(a.getNameAsString());
+      return;
+    }
+    if (n instanceof SynchronizedStmt) {
+      refuse("synchronized", "synchronized", "threads");
+    }
+    if (n instanceof WhileStmt w && isTrue(w.getCondition())) {
+      refuse("while", "while (true)", "a loop that never ends");
+    }
+    if (n instanceof DoStmt d && isTrue(d.getCondition())) {
+      refuse("do", "do ... while (true)", "a loop that never ends");
+    }
+    if (n instanceof ForStmt f && (f.getCompare().isEmpty() || isTrue(f.getCompare().get()))) {
+      refuse("for", "for (;;)", "a loop that never ends");
+    }
+    if (n instanceof MethodCallExpr m) {
+      call(m);
+      return;
+    }
+    if (n instanceof FieldAccessExpr f) {
+      List<String> segments = segments(f);
+      if (segments != null) {
+        chain(segments, null);
+      } else {
+        visit(f.getScope());
+        member(null, f.getNameAsString(), true);
+      }
+      return;
+    }
+    if (n instanceof NameExpr ne) {
+      chain(List.of(ne.getNameAsString()), null);
+      return;
+    }
+    if (n instanceof MethodReferenceExpr r) {
+      methodReference(r);
+      return;
+    }
+    for (Node c : new ArrayList<>(n.getChildNodes())) {
+      visit(c);
+    }
+  }
+
+  private static boolean isTrue(Expression e) {
+    Expression x = e;
+    while (x instanceof EnclosedExpr en) {
+      x = en.getInner();
+    }
+    return x instanceof BooleanLiteralExpr b && b.getValue();
+  }
+
+  /** A dotted name ({@code a.b.c}) as its segments, or null when the expression is not a plain name. */
+  private static List<String> segments(Expression e) {
+    if (e instanceof NameExpr n) {
+      List<String> l = new ArrayList<>();
+      l.add(n.getNameAsString());
+      return l;
+    }
+    if (e instanceof FieldAccessExpr f) {
+      List<String> l = segments(f.getScope());
+      if (l != null) {
+        l.add(f.getNameAsString());
+      }
+      return l;
+    }
+    return null;
+  }
+
+  private void call(MethodCallExpr m) {
+    String name = m.getNameAsString();
+    m.getTypeArguments().ifPresent(ts -> ts.forEach(this::visit));
+    m.getArguments().forEach(this::visit);
+    if (m.getScope().isEmpty()) {
+      member(null, name, false);
+      return;
+    }
+    Expression scope = m.getScope().get();
+    List<String> segments = segments(scope);
+    if (segments != null) {
+      chain(segments, name);
+    } else {
+      visit(scope);
+      member(null, name, false);
+    }
+  }
+
+  /**
+   * A dotted name, possibly the receiver of a method call: the class it starts with must be allowed, and no name
+   * after it may be a refused member.
+   */
+  private void chain(List<String> segments, String calledMethod) {
+    String first = segments.get(0);
+    if (ENGINE_VARIABLES.contains(first)
+        || ENGINE_FACADES.contains(first)
+        || first.endsWith("__Handle__")
+        || first.contains("$eval$")) {
+      boolean factOperation =
+          ENGINE_VARIABLES.contains(first)
+              && segments.size() == 1
+              && calledMethod != null
+              && FACT_OPERATIONS.contains(calledMethod);
+      if (!factOperation) {
+        String shown =
+            first + (segments.size() > 1 ? "." + segments.get(1) : calledMethod == null ? "" : "." + calledMethod);
+        refuse(first, shown, "engine internals");
+      }
+      return;
+    }
+    List<RuleNames.Resolved> resolved = names.resolve(segments);
+    if (resolved.isEmpty()) {
+      // a variable or a property path, or a name that is no class the lint knows: fail closed on the latter
+      if (Character.isUpperCase(first.charAt(0)) && (segments.size() > 1 || calledMethod != null)) {
+        refuse(first, first, PolicyFinding.UNKNOWN);
+        return;
+      }
+      for (int i = 1; i < segments.size(); i++) {
+        member(null, segments.get(i), true);
+      }
+      if (calledMethod != null) {
+        member(null, calledMethod, false);
+      }
+      return;
+    }
+    int written = segments.size() - 1;
+    for (RuleNames.Resolved r : resolved) {
+      String needle = segments.get(Math.max(0, written - r.rest().size()));
+      if (!checkClass(needle, r.className())) {
+        continue;
+      }
+      String owner = r.className();
+      for (int i = 0; i < r.rest().size(); i++) {
+        member(i == 0 ? owner : null, r.rest().get(i), true);
+      }
+      if (calledMethod != null) {
+        member(r.rest().isEmpty() ? owner : null, calledMethod, false);
+      }
+    }
+  }
+
+  private void methodReference(MethodReferenceExpr r) {
+    Expression scope = r.getScope();
+    String method = r.getIdentifier();
+    if (scope instanceof TypeExpr t) {
+      if (t.getType() instanceof ClassOrInterfaceType ct) {
+        chain(List.of(ct.getNameWithScope().split("\\.")), method);
+        ct.getTypeArguments().ifPresent(args -> args.forEach(this::visit));
+      } else {
+        visit(t.getType());
+        member(null, method, false);
+      }
+      return;
+    }
+    List<String> segments = segments(scope);
+    if (segments != null) {
+      chain(segments, method);
+    } else {
+      visit(scope);
+      member(null, method, false);
+    }
+  }
+
+  /** Refuses a member name that leads to a refused capability; with {@code property}, also its getter forms. */
+  private void member(String owner, String name, boolean property) {
+    if (name.equals("class")) {
+      refuse("class", ".class", "reflection");
+      return;
+    }
+    List<String> forms = new ArrayList<>(List.of(name));
+    if (property && !name.isEmpty()) {
+      String cap = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+      forms.add("get" + cap);
+      forms.add("is" + cap);
+    }
+    for (String f : forms) {
+      var reason = PolicyAllowlist.refusedMember(owner, f);
+      if (reason.isPresent()) {
+        refuse(name, owner == null ? name : owner.replace('$', '.') + "." + name, reason.get());
+        return;
+      }
+    }
+  }
+
+  private void type(ClassOrInterfaceType t) {
+    if (t.getScope().isEmpty() && t.getNameAsString().equals("var") && t.getTypeArguments().isEmpty()) {
+      return; // local variable type inference: the initializer is checked
+    }
+    checkTypeName(t.getNameWithScope());
+    t.getTypeArguments().ifPresent(args -> args.forEach(this::visit));
+  }
+
+  private void checkTypeName(String dotted) {
+    String needle = dotted.substring(dotted.lastIndexOf('.') + 1);
+    List<RuleNames.Resolved> resolved = names.resolve(List.of(dotted.split("\\.")));
+    if (resolved.isEmpty()) {
+      refuse(needle, dotted, PolicyFinding.UNKNOWN);
+      return;
+    }
+    for (RuleNames.Resolved r : resolved) {
+      if (!r.rest().isEmpty()) {
+        refuse(needle, dotted, PolicyFinding.UNKNOWN);
+      } else {
+        checkClass(needle, r.className());
+      }
+    }
+  }
+
+  /** Refuses a class outside the allowlist (written as {@code needle}); returns whether it is allowed. */
+  private boolean checkClass(String needle, String className) {
+    if (PolicyAllowlist.allowed(className)) {
+      return true;
+    }
+    refuse(needle, className.replace('$', '.'), PolicyAllowlist.category(className));
+    return false;
+  }
+
+  /** The nodes of Drools' expression language (and its modify/with blocks), which JavaParser does not walk. */
+  private void drl(Node n) {
+    if (n instanceof DrlxExpression d) {
+      visit(d.getExpr());
+    } else if (n instanceof PointFreeExpr p) {
+      visit(p.getLeft());
+      p.getRight().forEach(this::visit);
+      visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
+    } else if (n instanceof HalfPointFreeExpr p) {
+      p.getRight().forEach(this::visit);
+      visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
+    } else if (n instanceof HalfBinaryExpr h) {
+      visit(h.getRight());
+    } else if (n instanceof InlineCastExpr c) {
+      visit(c.getType());
+      visit(c.getExpression());
+    } else if (n instanceof FullyQualifiedInlineCastExpr c) {
+      visit(c.getScope());
+      checkTypeName(c.getName().asString());
+      c.getArguments().forEach(this::visit);
+    } else if (n instanceof NullSafeFieldAccessExpr f) {
+      visit(f.getScope());
+      member(null, f.getNameAsString(), true);
+    } else if (n instanceof NullSafeMethodCallExpr m) {
+      m.getScope().ifPresent(this::visit);
+      m.getArguments().forEach(this::visit);
+      member(null, m.getNameAsString(), false);
+    } else if (n instanceof ListCreationLiteralExpression l) {
+      l.getExpressions().forEach(this::visit);
+    } else if (n instanceof ListCreationLiteralExpressionElement e) {
+      visit(e.getValue());
+    } else if (n instanceof MapCreationLiteralExpression m) {
+      m.getExpressions().forEach(this::visit);
+    } else if (n instanceof MapCreationLiteralExpressionKeyValuePair kv) {
+      visit(kv.getKey());
+      visit(kv.getValue());
+    } else if (n instanceof OOPathExpr o) {
+      o.getChunks().forEach(this::visit);
+    } else if (n instanceof OOPathChunk c) {
+      member(null, c.getField().asString(), true);
+      if (c.getInlineCast() != null) {
+        checkTypeName(c.getInlineCast().asString());
+      }
+      c.getConditions().forEach(this::visit);
+    } else if (n instanceof ModifyStatement m) {
+      visit(m.getModifyObject());
+      m.getExpressions().forEach(this::visit);
+    } else if (n instanceof WithStatement w) {
+      visit(w.getWithObject());
+      w.getExpressions().forEach(this::visit);
+    } else if (!(n instanceof RegexExpr
+        || n instanceof TemporalLiteralExpr
+        || n instanceof TemporalChunkExpr
+        || n instanceof BigDecimalLiteralExpr
+        || n instanceof BigIntegerLiteralExpr)) {
+      refuse("", n.getClass().getSimpleName(), "cannot be analysed: unknown expression form");
+    }
+  }
+
+  private void visitAll(Node... nodes) {
+    for (Node n : nodes) {
+      visit(n);
+    }
+  }
+}
