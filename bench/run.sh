@@ -19,8 +19,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 out=target/bench
 parts=${BENCH_PARTS:-"jmh startup e2d footprint"}
-# The JVM flags of the container image, read from the Dockerfile so the two cannot drift apart.
-docker_flags=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile)
+# The JVM flags of the container image, read from the Dockerfile so the two cannot drift apart; its class-data
+# sharing archive is the image's path: here bin/evictd adds target/evictd.jsa, made by bin/evictd-cds below.
+docker_flags=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile | sed 's/ *-XX:SharedArchiveFile=[^ ]*//')
 if [ -z "$docker_flags" ]; then
   echo "bench: cannot read JAVA_TOOL_OPTIONS from docker/Dockerfile" >&2
   exit 2
@@ -88,30 +89,27 @@ for part in $parts; do
     ;;
   startup)
     echo "== start-up: evictd plan, process start -> rules compiled -> first plan (110 pods under memory pressure)"
+    bin/evictd-cds
     input=(--config "$out/input/kubelet.yaml" --pods "$out/input/pods-110.json" --summary "$out/input/summary-110.json")
     EVICTD_JAVA_OPTS="$docker_flags" bin/evictd plan "${input[@]}" > "$out/plan.txt" # warms the page cache; checked
     grep -q "evict" "$out/plan.txt" || { echo "bench: evictd plan decided nothing" >&2; exit 1; }
     json="{"
-    for variant in image default none; do
-      case $variant in
-      image) opts="$docker_flags" ;;        # the Dockerfile's JAVA_TOOL_OPTIONS
-      default) opts="" ;;                   # bin/evictd's own defaults
-      none) opts=" " ;;                     # a bare JVM
-      esac
+    for variant in image image_no_cds default_flags bare_jvm; do
       times=()
       for _ in 1 2 3 4 5; do
         t0=$(date +%s%N)
-        if [ -n "$opts" ]; then
-          EVICTD_JAVA_OPTS="$opts" bin/evictd plan "${input[@]}" > /dev/null
-        else
-          env -u EVICTD_JAVA_OPTS bin/evictd plan "${input[@]}" > /dev/null
-        fi
+        case $variant in
+        image) EVICTD_JAVA_OPTS="$docker_flags" bin/evictd plan "${input[@]}" > /dev/null ;;   # as in the image
+        image_no_cds) EVICTD_CDS=off EVICTD_JAVA_OPTS="$docker_flags" bin/evictd plan "${input[@]}" > /dev/null ;;
+        default_flags) env -u EVICTD_JAVA_OPTS bin/evictd plan "${input[@]}" > /dev/null ;;   # bin/evictd's own
+        bare_jvm) java -jar target/evictd.jar plan "${input[@]}" > /dev/null ;;               # no flags, no archive
+        esac
         t1=$(date +%s%N)
         times+=($(( (t1 - t0) / 1000000 )))
       done
       m=$(printf '%s\n' "${times[@]}" | median)
-      echo "  $variant flags: median ${m} ms of ${times[*]}"
-      key=$([ "$variant" = image ] && echo startup_ms || echo "startup_${variant}_flags_ms")
+      echo "  $variant: median ${m} ms of ${times[*]}"
+      key=$([ "$variant" = image ] && echo startup_ms || echo "startup_${variant}_ms")
       json="$json\"$key\": $m, "
     done
     echo "${json%, }}" > "$out/startup.json"
@@ -124,7 +122,8 @@ for part in $parts; do
     java $docker_flags -cp "$cp" dev.evictd.bench.EventToDecision "$out/e2d-pod-cgroups.json" pod-cgroups 2> "$out/e2d-pod-cgroups.log"
     ;;
   footprint)
-    echo "== footprint: evictd run --standalone with a pods file (image JVM flags), after 5 syncs"
+    echo "== footprint: evictd run --standalone with a pods file (image JVM flags and archive), after 5 syncs"
+    [ -f target/evictd.jsa ] && [ target/evictd.jsa -nt target/evictd.jar ] || bin/evictd-cds
     json="{"
     for n in 110 1000; do
       log="$out/footprint-$n.log"

@@ -45,7 +45,7 @@ import java.util.stream.Stream;
 /**
  * Event → decision on the real kernel: the agent's own pieces (the memcg threshold notifier, the eviction manager's
  * sync loop, host statistics, the planner) on a test memory cgroup standing in for the node, with 110 pods. A
- * {@code dd} in that cgroup appends to a tmpfs file what this harness writes to its stdin (2 MiB: the pages are
+ * {@code dd} in that cgroup appends to a tmpfs file what this harness writes to its stdin (4 MiB: the pages are
  * charged to the cgroup), which crosses the memory.available hard threshold; truncating the file crosses back.
  *
  * <p>Two node shapes: {@code plain} - the pods come from a file and have no cgroups (as {@code evictd run
@@ -62,8 +62,8 @@ import java.util.stream.Stream;
  */
 public final class EventToDecision {
   private static final int PODS = 110;
-  private static final long CHUNK = 2L << 20;
-  /** Written after each crossing back down (below the line, which is 2 MiB above the baseline). */
+  private static final long CHUNK = 4L << 20;
+  /** Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB above the baseline). */
   private static final long PRIME = 1L << 20;
 
   private record Event(long nanos, Direction direction) {}
@@ -213,6 +213,8 @@ public final class EventToDecision {
       List<Long> plan = new ArrayList<>();
       Map<String, Integer> victims = new LinkedHashMap<>();
       int missed = 0;
+      int primes = 0;
+      int labelledDown = 0;
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under that).
         quiesce(events, syncs);
@@ -233,14 +235,20 @@ public final class EventToDecision {
             }
           }
         }
-        Event up = events.stream().filter(e -> e.direction() == Direction.UP).findFirst().orElse(null);
+        // The first kernel event after the write. The notifier labels an event by the usage it reads right after it,
+        // which now and then reads DOWN for the crossing up (counted); either way it is the event that triggers the
+        // sync, which is what is timed.
+        Event up = events.peek();
         if (decided == null || up == null) {
           missed++;
           System.err.printf(
               "crossing %d: %s (events %s; syncs %s; usage %d, registered %s, line %d)%n", i,
-              up == null ? "no UP event within 3 s" : "no deciding sync within 3 s", events, seen,
+              up == null ? "no event within 3 s" : "no deciding sync within 3 s", events, seen,
               cg.usage(), notifier.registeredThreshold(), line);
         } else if (i >= 0) {
+          if (up.direction() != Direction.UP) {
+            labelledDown++;
+          }
           eventToDecision.add(decided.nanos() - up.nanos());
           writeToDecision.add(decided.nanos() - t0);
           eventToSyncStart.add(decided.statsStart() - up.nanos());
@@ -248,14 +256,28 @@ public final class EventToDecision {
           plan.add(decided.nanos() - decided.statsEnd());
           victims.merge(decided.victim(), 1, Integer::sum);
         }
-        awaitSize(file, CHUNK + (i > -warmUp ? PRIME : 0));
-        // Back below the line. The kernel may check thresholds only at the next charges (its uncharges are batched):
-        // a write of PRIME, still below the line, makes it signal the way down now rather than during the next
-        // measured crossing.
+        awaitSize(file, CHUNK);
+        // Back below the line. The kernel checks thresholds only every so many page events (per CPU): after the
+        // truncate it may not signal the way down at once, and then not the next way up either. Charging and
+        // freeing 1 MiB more (below the line) until the DOWN event has come makes it check.
+        events.clear();
         truncate(file);
-        in.write(chunk, 0, (int) PRIME);
-        in.flush();
-        awaitSize(file, PRIME);
+        boolean down = false;
+        for (int k = 0; k < 8 && !down; k++) {
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+          Event e;
+          while (!down && (e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) != null) {
+            down = e.direction() == Direction.DOWN;
+          }
+          if (down) {
+            break;
+          }
+          in.write(chunk, 0, (int) PRIME);
+          in.flush();
+          awaitSize(file, PRIME);
+          truncate(file);
+          primes++;
+        }
         if (cg.usage() >= line) {
           throw new IllegalStateException("usage " + cg.usage() + " still above the line " + line + " after truncating");
         }
@@ -269,13 +291,13 @@ public final class EventToDecision {
       String json =
           String.format(
               Locale.ROOT,
-              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"event_to_decision_p50_ms\": %.3f, "
+              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"event_to_decision_p50_ms\": %.3f, "
                   + "\"event_to_decision_p99_ms\": %.3f, \"event_to_decision_max_ms\": %.3f, "
                   + "\"write_to_decision_p50_ms\": %.3f, \"write_to_decision_p99_ms\": %.3f, "
                   + "\"event_to_sync_start_p50_ms\": %.3f, \"event_to_sync_start_p99_ms\": %.3f, "
                   + "\"stats_read_p50_ms\": %.3f, \"stats_read_p99_ms\": %.3f, "
                   + "\"plan_p50_ms\": %.3f, \"plan_p99_ms\": %.3f, \"victims\": \"%s\"}%n",
-              PODS, podCgroups, warmUp, eventToDecision.size(), missed,
+              PODS, podCgroups, warmUp, eventToDecision.size(), missed, primes, labelledDown,
               pct(eventToDecision, 50), pct(eventToDecision, 99), pct(eventToDecision, 100),
               pct(writeToDecision, 50), pct(writeToDecision, 99),
               pct(eventToSyncStart, 50), pct(eventToSyncStart, 99),
