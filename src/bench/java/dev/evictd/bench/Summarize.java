@@ -17,7 +17,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>JMH figures: {@code <benchmark>_<pods>_ms} is the median of the sampled sync times ({@code _mean_ms} the mean,
  * {@code _p99_ms} the 99th percentile); {@code ref_} for the kubelet reference. The other parts are read from
- * {@code startup.json}, {@code e2d.json}, {@code e2d-pod-cgroups.json} and {@code footprint.json} when present; a
+ * {@code startup.json}, {@code e2d.json} (and {@code e2d-cold.json}, {@code e2d-pod-cgroups.json}: prefixes
+ * {@code cold_}, {@code pod_cgroups_}) and {@code footprint.json} when present; a
  * required key that is missing fails the run. Also prints the rules-vs-reference table.
  */
 public final class Summarize {
@@ -55,15 +56,13 @@ public final class Summarize {
         numbers(json.readTree(p.toFile()), "", out);
       }
     }
-    Path pc = dir.resolve("e2d-pod-cgroups.json");
-    if (Files.exists(pc)) {
-      Map<String, Double> m = new LinkedHashMap<>();
-      numbers(json.readTree(pc.toFile()), "", m);
-      m.forEach((k, v) -> {
-        if (k.endsWith("_ms")) {
-          extra.put("pod_cgroups_" + k, v);
-        }
-      });
+    for (String[] part : new String[][] {{"e2d-pod-cgroups.json", "pod_cgroups_"}, {"e2d-cold.json", "cold_"}}) {
+      Path pc = dir.resolve(part[0]);
+      if (Files.exists(pc)) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        numbers(json.readTree(pc.toFile()), "", m);
+        m.forEach((k, v) -> extra.put(part[1] + k, v));
+      }
     }
     out.putAll(extra);
     Map<String, Object> rounded = new LinkedHashMap<>();
