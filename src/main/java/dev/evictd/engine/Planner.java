@@ -92,13 +92,48 @@ public final class Planner implements AutoCloseable {
   private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
   private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
   private final Map<String, PodEntry> pods = new HashMap<>();
+  /** The active pods of the last sync, in order. */
+  private List<PodEntry> activeEntries = List.of();
   private volatile SessionState st = new SessionState();
   private volatile List<Object> stateBeforeSync = List.of();
   private long seq;
   private boolean closed;
 
-  /** One firing of a rule in the current sync. */
-  private record Firing(String phase, String rule, List<Object> matched, List<Object> produced) {}
+  /**
+   * One firing of a rule in the current sync. Equal only to itself: firings are collected in sets, and hashing
+   * what they matched (a Ranking holds every pod's key) would cost more than the sync.
+   */
+  private static final class Firing {
+    private final String phase;
+    private final String rule;
+    private final List<Object> matched;
+    private final List<Object> produced = new ArrayList<>(1);
+    /** The firing as the plan shows it, rendered once (the trace and the decisions' provenance share it). */
+    private EvictionPlan.RuleFiring rendered;
+
+    Firing(String phase, String rule, List<Object> matched) {
+      this.phase = phase;
+      this.rule = rule;
+      this.matched = matched;
+    }
+
+    String phase() {
+      return phase;
+    }
+
+    String rule() {
+      return rule;
+    }
+
+    List<Object> matched() {
+      return matched;
+    }
+
+    List<Object> produced() {
+      return produced;
+    }
+  }
+
 
   /**
    * What the listeners of one session record. Each session has its own: when a session is abandoned to a stuck
@@ -152,9 +187,53 @@ public final class Planner implements AutoCloseable {
     }
   }
 
+  /**
+   * The facts that hold for this sync only, by class: the plan reads them type by type, and a pressure sync holds
+   * a rank key per pod. Lists keep insertion order; the types read are records (final), so a type's facts come
+   * from one list.
+   */
+  private static final class SyncFacts {
+    private final Map<Class<?>, List<Object>> byType = new HashMap<>();
+
+    void add(Object o) {
+      byType.computeIfAbsent(o.getClass(), k -> new ArrayList<>()).add(o);
+    }
+
+    void remove(Object o) {
+      List<Object> l = byType.get(o.getClass());
+      if (l != null) {
+        l.remove(o);
+      }
+    }
+
+    void clear() {
+      for (List<Object> l : byType.values()) {
+        l.clear();
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    <T> List<T> of(Class<T> type) {
+      List<T> out = null;
+      for (Map.Entry<Class<?>, List<Object>> e : byType.entrySet()) {
+        if (type.isAssignableFrom(e.getKey()) && !e.getValue().isEmpty()) {
+          if (out == null) {
+            out = new ArrayList<>((List<T>) e.getValue());
+          } else {
+            out.addAll((List<T>) e.getValue());
+          }
+        }
+      }
+      return out == null ? new ArrayList<>() : out;
+    }
+  }
+
   private static final class SessionState {
     final List<FactHandle> perSyncHandles = new ArrayList<>();
-    final List<Object> perSyncFacts = new ArrayList<>();
+    final SyncFacts perSyncFacts = new SyncFacts();
+    /** The ranking the planner inserted in this sync and its pods, in rank order. */
+    Ranking lastRanking;
+    List<PodEntry> lastRankingEntries;
     final Map<String, List<String>> exemptions = new HashMap<>();
     final Set<ThresholdState> thresholdStates = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final Map<Object, Firing> producedBy = new IdentityHashMap<>();
@@ -169,6 +248,15 @@ public final class Planner implements AutoCloseable {
 
   /** What the planner holds for one active pod. */
   private static final class PodEntry {
+    String uid;
+    /** The sync that last listed the pod as active (duplicates and pods gone are found by it). */
+    long seenAt = -1;
+    /** The sync that last ranked the pod (a second rank key for it is ignored). */
+    long rankedAt = -1;
+    /** During {@link #updatePods}: the pod object, its new fact (null when unchanged) and its statistics. */
+    Pod next;
+    PodFact nextFact;
+    Summary.PodStats nextRaw;
     Pod pod;
     PodFact fact;
     FactHandle factHandle;
@@ -618,16 +706,26 @@ public final class Planner implements AutoCloseable {
 
   private void clearPerSync() {
     for (FactHandle h : st.perSyncHandles) {
-      if (session.getObject(h) != null) {
+      if (present(h)) {
         session.delete(h);
       }
     }
     st.perSyncHandles.clear();
     st.perSyncFacts.clear();
+    st.lastRanking = null;
+    st.lastRankingEntries = null;
     st.producedBy.clear();
     st.firings.clear();
     st.currentFiring = null;
     st.lastRule = null;
+  }
+
+  /** Whether a fact is still in the session (a rule may have deleted it). */
+  private boolean present(FactHandle h) {
+    if (h instanceof org.drools.core.common.InternalFactHandle ih) {
+      return ih.isValid(); // what getObject would answer, without the object store's lookups
+    }
+    return session.getObject(h) != null;
   }
 
   private void insertPerSync(Object o) {
@@ -658,33 +756,67 @@ public final class Planner implements AutoCloseable {
   }
 
   private void updatePods(List<Pod> activePods, Summary summary, List<String> warnings) {
-    Map<String, Summary.PodStats> statsByUid = new HashMap<>();
-    if (summary != null) {
-      for (Summary.PodStats ps : summary.pods()) {
-        if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
-          // the kubelet's cachedStatsFunc fills a map in summary order: a later entry for a uid wins
-          statsByUid.put(ps.podRef().uid(), ps);
-        }
-      }
-    }
-    Set<String> seen = new LinkedHashSet<>();
+    // The active pods in order, a duplicate uid ignored; facts for new and changed pods are built before the session
+    // is touched (a pod that cannot be read fails the sync with the session as it was).
+    List<PodEntry> active = new ArrayList<>(activePods.size());
+    Map<String, PodEntry> fresh = null;
     int position = 0;
     for (Pod pod : activePods) {
       String uid = PodFacts.uid(pod);
-      if (!seen.add(uid)) {
+      PodEntry e = pods.get(uid);
+      if (e == null && fresh != null) {
+        e = fresh.get(uid);
+      }
+      if (e != null && e.seenAt == seq) {
         warnings.add("pod " + PodFacts.namespace(pod) + "/" + PodFacts.name(pod) + ": duplicate uid " + uid + " ignored");
         continue;
       }
-      PodEntry e = pods.get(uid);
       if (e == null) {
         e = new PodEntry();
-        e.pod = pod;
-        e.fact = PodFacts.of(pod, position);
-        e.factHandle = session.insert(e.fact);
-        pods.put(uid, e);
+        e.uid = uid;
+        if (fresh == null) {
+          fresh = new HashMap<>();
+        }
+        fresh.put(uid, e);
+        e.nextFact = PodFacts.of(pod, position);
       } else if (e.pod != pod && !e.pod.equals(pod)) {
+        e.nextFact = PodFacts.of(pod, position);
+      } else {
+        e.nextFact = null;
+      }
+      e.seenAt = seq;
+      e.next = pod;
+      e.nextRaw = null;
+      active.add(e);
+      position++;
+    }
+    // Their statistics: the kubelet's cachedStatsFunc fills a map in summary order, a later entry for a uid wins.
+    if (summary != null) {
+      for (Summary.PodStats ps : summary.pods()) {
+        if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
+          String uid = ps.podRef().uid();
+          PodEntry e = pods.get(uid);
+          if (e == null && fresh != null) {
+            e = fresh.get(uid);
+          }
+          if (e != null && e.seenAt == seq) {
+            e.nextRaw = ps;
+          }
+        }
+      }
+    }
+    position = 0;
+    for (PodEntry e : active) {
+      Pod pod = e.next;
+      e.next = null;
+      if (e.factHandle == null) {
         e.pod = pod;
-        e.fact = PodFacts.of(pod, position);
+        e.fact = e.nextFact;
+        e.factHandle = session.insert(e.fact);
+        pods.put(e.uid, e);
+      } else if (e.nextFact != null) {
+        e.pod = pod;
+        e.fact = e.nextFact;
         session.update(e.factHandle, e.fact);
         e.rawStats = null; // local volumes may have changed: rebuild the statistics fact
       } else {
@@ -694,7 +826,9 @@ public final class Planner implements AutoCloseable {
           session.update(e.factHandle, e.fact);
         }
       }
-      Summary.PodStats raw = statsByUid.get(uid);
+      e.nextFact = null;
+      Summary.PodStats raw = e.nextRaw;
+      e.nextRaw = null;
       if (raw == null) {
         if (e.statsHandle != null) {
           session.delete(e.statsHandle);
@@ -713,11 +847,11 @@ public final class Planner implements AutoCloseable {
       }
       position++;
     }
-    var it = pods.entrySet().iterator();
+    activeEntries = active;
+    var it = pods.values().iterator();
     while (it.hasNext()) {
-      var en = it.next();
-      if (!seen.contains(en.getKey())) {
-        PodEntry e = en.getValue();
+      PodEntry e = it.next();
+      if (e.seenAt != seq) {
         session.delete(e.factHandle);
         if (e.statsHandle != null) {
           session.delete(e.statsHandle);
@@ -733,32 +867,116 @@ public final class Planner implements AutoCloseable {
       return;
     }
     Signal signal = targets.get(0).signal();
-    Map<String, RankKey> keys = new LinkedHashMap<>();
+    List<Ranked> ranked = new ArrayList<>();
     for (RankKey k : factsOf(RankKey.class)) {
-      if (k.signal() != signal || !pods.containsKey(k.uid())) {
+      PodEntry e;
+      if (k.signal() != signal || (e = entryOf(k)) == null) {
         continue;
       }
-      if (keys.putIfAbsent(k.uid(), k) != null) {
-        warnings.add("pod " + pods.get(k.uid()).fact.key() + " has more than one rank key; the first is used");
+      if (e.rankedAt == seq) {
+        warnings.add("pod " + e.fact.key() + " has more than one rank key; the first is used");
+        continue;
       }
+      e.rankedAt = seq;
+      ranked.add(new Ranked(k, e));
     }
-    if (keys.isEmpty()) {
+    if (ranked.isEmpty()) {
       return;
     }
-    List<RankKey> order = new ArrayList<>(keys.values());
-    order.sort(Comparator.naturalOrder());
-    insertPerSync(new Ranking(signal, order, st.exemptions.keySet()));
+    sort(ranked);
+    List<RankKey> order = new ArrayList<>(ranked.size());
+    List<PodEntry> entries = new ArrayList<>(ranked.size());
+    for (Ranked r : ranked) {
+      order.add(r.key);
+      entries.add(r.entry);
+    }
+    Ranking ranking = new Ranking(signal, order, st.exemptions.keySet());
+    st.lastRanking = ranking;
+    st.lastRankingEntries = entries;
+    insertPerSync(ranking);
   }
 
-  @SuppressWarnings("unchecked")
-  private <T> List<T> factsOf(Class<T> type) {
-    List<T> out = new ArrayList<>();
-    for (Object o : st.perSyncFacts) {
-      if (type.isInstance(o)) {
-        out.add((T) o);
+  /** The active pod a rank key is for: by its position in the active list, else by uid; null when not active. */
+  private PodEntry entryOf(RankKey k) {
+    int p = k.position();
+    if (p >= 0 && p < activeEntries.size()) {
+      PodEntry e = activeEntries.get(p);
+      if (e.uid.equals(k.uid())) {
+        return e;
       }
     }
-    return out;
+    return pods.get(k.uid());
+  }
+
+  /** The keys in the order {@link #rank} puts them in (for tests: the same as their natural order). */
+  static List<RankKey> sorted(List<RankKey> keys) {
+    List<Ranked> ranked = new ArrayList<>(keys.size());
+    for (RankKey k : keys) {
+      ranked.add(new Ranked(k, null));
+    }
+    if (!ranked.isEmpty()) {
+      sort(ranked);
+    }
+    return ranked.stream().map(r -> r.key).toList();
+  }
+
+  /** A rank key with its pod, and the key's levels as longs when they fit (see {@link #sort}). */
+  private static final class Ranked {
+    final RankKey key;
+    final PodEntry entry;
+    long[] levels;
+
+    Ranked(RankKey key, PodEntry entry) {
+      this.key = key;
+      this.entry = entry;
+    }
+  }
+
+  /**
+   * Sorts by rank key, as {@link RankKey#compareTo} orders them. When every key has the same levels (count and
+   * direction) and every level's exact amount is a long, which is the rule, the keys are compared as arrays of
+   * longs (a descending level stored as its bitwise complement, which reverses the order): the same order without
+   * walking each key's objects at every comparison.
+   */
+  private static void sort(List<Ranked> ranked) {
+    List<RankKey.Component> shape = ranked.get(0).key.components();
+    int n = shape.size();
+    for (Ranked r : ranked) {
+      List<RankKey.Component> cs = r.key.components();
+      if (cs.size() != n) {
+        ranked.sort((a, b) -> a.key.compareTo(b.key));
+        return;
+      }
+      long[] levels = new long[n];
+      for (int i = 0; i < n; i++) {
+        RankKey.Component c = cs.get(i);
+        java.math.BigDecimal x = c.exact();
+        if (c.descending() != shape.get(i).descending()
+            || x.scale() != 0
+            || x.precision() > 18
+            || x.longValue() != c.value()) {
+          ranked.sort((a, b) -> a.key.compareTo(b.key));
+          return;
+        }
+        levels[i] = c.descending() ? ~c.value() : c.value();
+      }
+      r.levels = levels;
+    }
+    ranked.sort(
+        (a, b) -> {
+          long[] x = a.levels;
+          long[] y = b.levels;
+          for (int i = 0; i < x.length; i++) {
+            if (x[i] != y[i]) {
+              return x[i] < y[i] ? -1 : 1;
+            }
+          }
+          return Integer.compare(a.key.position(), b.key.position());
+        });
+  }
+
+  private <T> List<T> factsOf(Class<T> type) {
+    return st.perSyncFacts.of(type);
   }
 
   private EvictionPlan buildPlan(
@@ -806,9 +1024,13 @@ public final class Planner implements AutoCloseable {
     List<EvictionPlan.RankedPod> ranking = new ArrayList<>();
     List<Ranking> rankings = factsOf(Ranking.class);
     if (!rankings.isEmpty()) {
-      for (RankKey k : rankings.get(0).order()) {
-        PodEntry e = pods.get(k.uid());
-        List<String> reasons = st.exemptions.get(k.uid());
+      List<RankKey> order = rankings.get(0).order();
+      // the planner's own ranking (rules may replace it) comes with its pods
+      List<PodEntry> entries = rankings.get(0) == st.lastRanking ? st.lastRankingEntries : null;
+      for (int i = 0; i < order.size(); i++) {
+        RankKey k = order.get(i);
+        PodEntry e = entries != null ? entries.get(i) : pods.get(k.uid());
+        List<String> reasons = st.exemptions.isEmpty() ? null : st.exemptions.get(k.uid());
         ranking.add(
             new EvictionPlan.RankedPod(
                 e.fact.ref(), k.components(), reasons == null ? null : String.join(", ", reasons)));
@@ -874,11 +1096,15 @@ public final class Planner implements AutoCloseable {
   }
 
   private static EvictionPlan.RuleFiring describe(Firing f) {
-    return new EvictionPlan.RuleFiring(
-        f.phase(),
-        f.rule(),
-        f.matched().stream().map(Planner::shortDescription).toList(),
-        f.produced().stream().map(Planner::shortDescription).toList());
+    if (f.rendered == null) {
+      f.rendered =
+          new EvictionPlan.RuleFiring(
+              f.phase(),
+              f.rule(),
+              f.matched().stream().map(Planner::shortDescription).toList(),
+              f.produced().stream().map(Planner::shortDescription).toList());
+    }
+    return f.rendered;
   }
 
   /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
@@ -917,12 +1143,7 @@ public final class Planner implements AutoCloseable {
         }
         continue;
       }
-      out.add(
-          new EvictionPlan.RuleFiring(
-              f.phase(),
-              f.rule(),
-              f.matched().stream().map(Planner::shortDescription).toList(),
-              f.produced().stream().map(Planner::shortDescription).toList()));
+      out.add(describe(f));
     }
     return out;
   }
@@ -1071,9 +1292,7 @@ public final class Planner implements AutoCloseable {
 
     @Override
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
-      st.currentFiring =
-          new Firing(
-              st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects(), new ArrayList<>(1));
+      st.currentFiring = new Firing(st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
       st.firings.add(st.currentFiring);
       st.lastRule = st.currentFiring.rule();
     }

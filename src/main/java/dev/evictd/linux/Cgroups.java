@@ -287,6 +287,8 @@ public final class Cgroups {
     return pids;
   }
 
+  private static final java.util.regex.Pattern KEY_VALUE = java.util.regex.Pattern.compile("[:\\s]+");
+
   /** {@code key value} lines (memory.stat, /proc/meminfo without units) as a map; empty when unreadable. */
   static Map<String, Long> readKeyed(Path file) {
     Map<String, Long> out = new LinkedHashMap<>();
@@ -297,7 +299,7 @@ public final class Cgroups {
       return out;
     }
     for (String line : lines) {
-      String[] parts = line.trim().split("[:\\s]+");
+      String[] parts = KEY_VALUE.split(line.trim());
       if (parts.length >= 2) {
         try {
           long v = Long.parseLong(parts[1]);

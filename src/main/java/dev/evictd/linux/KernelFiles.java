@@ -18,16 +18,31 @@ final class KernelFiles {
 
   private KernelFiles() {}
 
+  /** One read buffer per thread: a sync reads dozens of these files, and a fresh 64 KiB each time fed the GC. */
+  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER]);
+
   /** The whole text of a kernel file. */
   static String read(Path file) throws IOException {
+    byte[] buf = BUFFERS.get();
     try (InputStream in = Files.newInputStream(file)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      byte[] buf = new byte[BUFFER];
+      ByteArrayOutputStream more = null; // only for a file larger than the buffer
+      int len = 0;
       int n;
-      while ((n = in.read(buf)) > 0) {
-        out.write(buf, 0, n);
+      while ((n = in.read(buf, len, buf.length - len)) > 0) {
+        len += n;
+        if (len == buf.length) {
+          if (more == null) {
+            more = new ByteArrayOutputStream();
+          }
+          more.write(buf, 0, len);
+          len = 0;
+        }
       }
-      return out.toString(StandardCharsets.UTF_8);
+      if (more == null) {
+        return new String(buf, 0, len, StandardCharsets.UTF_8);
+      }
+      more.write(buf, 0, len);
+      return more.toString(StandardCharsets.UTF_8);
     }
   }
 }

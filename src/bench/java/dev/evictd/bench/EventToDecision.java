@@ -1,0 +1,349 @@
+package dev.evictd.bench;
+
+import dev.evictd.agent.AgentMetrics;
+import dev.evictd.agent.EventSink;
+import dev.evictd.agent.EvictionManager;
+import dev.evictd.agent.PodSource;
+import dev.evictd.api.EvictionConfig;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.FsLayout;
+import dev.evictd.api.MemcgThresholdCrossed;
+import dev.evictd.api.MemcgThresholdCrossed.Direction;
+import dev.evictd.api.Signal;
+import dev.evictd.api.Threshold;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.RuleCompiler;
+import dev.evictd.executor.DryRunEvictor;
+import dev.evictd.linux.Cgroups;
+import dev.evictd.linux.HostPaths;
+import dev.evictd.linux.HostStatsProvider;
+import dev.evictd.linux.MemcgThresholdNotifier;
+import dev.evictd.stats.StatsProvider;
+import dev.evictd.stats.Summary;
+import dev.evictd.testing.TestCgroup;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Event → decision on the real kernel: the agent's own pieces (the memcg threshold notifier, the eviction manager's
+ * sync loop, host statistics, the planner) on a test memory cgroup standing in for the node, with 110 pods. A
+ * {@code dd} in that cgroup appends to a tmpfs file what this harness writes to its stdin (4 MiB: the pages are
+ * charged to the cgroup), which crosses the memory.available hard threshold; truncating the file crosses back.
+ *
+ * <p>Two node shapes: {@code plain} - the pods come from a file and have no cgroups (as {@code evictd run
+ * --standalone --pods-file}): host statistics are the node's alone; {@code pod-cgroups} - every pod has its pod
+ * cgroup below {@code kubepods} (the dd runs in one of them), so every sync also reads 110 pod cgroups, as on a real
+ * node whose statistics come from the host.
+ *
+ * <p>Measured per upward crossing: from the notifier's delivery of the kernel event (the first instant user space
+ * knows, right after {@code poll(2)} returns) to the end of the sync that decided an eviction (the manager's sync
+ * listener, called before the decision is carried out); the same from the write that drives the crossing (an upper
+ * bound including the kernel); and, of that sync, the statistics read and the planner. Downward crossings trigger a
+ * sync too (not counted). Writes {@code args[0]} (JSON). Root and the cgroup v1 memory controller are needed;
+ * every cgroup, process and file is removed at the end, also on failure.
+ */
+public final class EventToDecision {
+  private static final int PODS = 110;
+  private static final long CHUNK = 4L << 20;
+  /** Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB above the baseline). */
+  private static final long PRIME = 1L << 20;
+
+  private record Event(long nanos, Direction direction) {}
+
+  private record Sync(long nanos, long statsStart, long statsEnd, String victim, boolean failed, String observed) {}
+
+  private EventToDecision() {}
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args[0]);
+    boolean podCgroups = args.length > 1 && args[1].equals("pod-cgroups");
+    int crossings = args.length > 2 ? Integer.parseInt(args[2]) : 60;
+    int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 15;
+    if (!"root".equals(System.getProperty("user.name"))
+        || !Files.isWritable(TestCgroup.MEMORY_ROOT.resolve("cgroup.event_control"))) {
+      System.err.println("event-to-decision: needs root and the cgroup v1 memory controller at " + TestCgroup.MEMORY_ROOT);
+      System.exit(3);
+    }
+    Path tmp = Files.createTempDirectory("evictd-bench-e2d");
+    TestCgroup cg = TestCgroup.create("bench-e2d");
+    // cgroup, processes and files go also when the run is interrupted (SIGINT, SIGTERM) or fails
+    Thread cleanup = new Thread(() -> cleanUp(cg, tmp), "bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    try {
+      run(cg, tmp, out, podCgroups, crossings, warmUp);
+    } finally {
+      cleanUp(cg, tmp);
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException e) {
+        // already shutting down: the hook finds everything removed
+      }
+    }
+  }
+
+  private static synchronized void cleanUp(TestCgroup cg, Path tmp) {
+    try {
+      cg.close();
+    } catch (Exception e) {
+      System.err.println("event-to-decision: cleaning up " + cg.dir() + ": " + e);
+    }
+    if (!Files.exists(tmp)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(tmp)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      System.err.println("event-to-decision: cleaning up " + tmp + ": " + e);
+    }
+  }
+
+  private static void run(TestCgroup cg, Path tmp, Path out, boolean podCgroups, int crossings, int warmUp) throws Exception {
+    List<BenchData.GenPod> gen = BenchData.generate(PODS, 42);
+    List<Pod> pods = BenchData.pods(gen, true);
+    BenchData.GenPod heavy = gen.get(PODS / 2);
+    Path heavyCgroup = cg.dir();
+    for (BenchData.GenPod g : podCgroups ? gen : List.<BenchData.GenPod>of()) {
+      Path d = cg.mkdirs("kubepods/pod" + g.uid());
+      if (g == heavy) {
+        heavyCgroup = d;
+      }
+    }
+    // a cgroup root whose memory hierarchy is the test cgroup: node memory is this cgroup's
+    Path root = Files.createDirectory(tmp.resolve("cgroup"));
+    Files.createSymbolicLink(root.resolve("memory"), cg.dir());
+    Path fs = Files.createDirectory(tmp.resolve("fs"));
+    HostPaths paths = new HostPaths(root, null, fs, fs, "kubepods");
+    Clock clock = Clock.systemUTC();
+    HostStatsProvider host = new HostStatsProvider(paths, "node", clock);
+
+    Path file = cg.tmpfsFile("e2d");
+    Process dd = cg.startIn(heavyCgroup, "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none", file.toString());
+    OutputStream in = dd.getOutputStream();
+    byte[] chunk = new byte[(int) CHUNK];
+    Arrays.fill(chunk, (byte) 7);
+    in.write(chunk, 0, 64 << 10);
+    in.flush();
+    awaitSize(file, 64 << 10);
+    truncate(file);
+    Thread.sleep(200);
+
+    Summary base = host.summary();
+    long capacity = base.node().memory().availableBytes() + base.node().memory().workingSetBytes();
+    // met 2 MiB above today's working set; one byte more, so that usage (whole pages) never equals the line: at
+    // usage == line the kernel signals the crossing but memory.available < threshold does not hold yet
+    long line = base.node().memory().workingSetBytes() + (2L << 20) + 1;
+    EvictionConfig config =
+        BenchData.config(
+            "evictionHard: {memory.available: \"" + (capacity - line) + "\"}\nenforceNodeAllocatable: []\n",
+            FsLayout.SHARED);
+    Threshold threshold = config.thresholds().get(0);
+
+    LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    LinkedBlockingQueue<Sync> syncs = new LinkedBlockingQueue<>();
+    long[] statsTimes = new long[2];
+    StatsProvider timed =
+        () -> {
+          statsTimes[0] = System.nanoTime();
+          Summary s = host.summary();
+          statsTimes[1] = System.nanoTime();
+          return s;
+        };
+    try (Planner planner = new Planner(RuleCompiler.compileDefault(), config);
+        EvictionManager manager =
+            new EvictionManager(
+                planner, timed, PodSource.of(pods), new DryRunEvictor(), action -> true, EventSink.NONE,
+                new AgentMetrics(clock), clock,
+                new EvictionManager.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DRY_RUN, true, false));
+        MemcgThresholdNotifier notifier =
+            new MemcgThresholdNotifier(
+                threshold, Cgroups.detect(root, "kubepods"),
+                (MemcgThresholdCrossed e) -> {
+                  events.add(new Event(System.nanoTime(), e.direction()));
+                  manager.event(e, "memcg", e.direction() == Direction.UP);
+                },
+                clock)) {
+      if (!notifier.available()) {
+        throw new IllegalStateException("memcg notifier not available: " + notifier.unavailableReason());
+      }
+      manager.addSyncListener(
+          (Summary s, EvictionPlan p) -> {
+            long now = System.nanoTime();
+            notifier.update(s);
+            syncs.add(
+                new Sync(now, statsTimes[0], statsTimes[1],
+                    p.decisions().isEmpty() ? null : p.decisions().get(0).pod().key(), p.failed(),
+                    p.observations().stream().filter(o -> o.signal() == Signal.MEMORY_AVAILABLE).findFirst()
+                        .map(o -> "available " + o.available() + " time " + o.time() + " conditions " + p.conditions()
+                            + " signal " + p.signal() + " thresholds " + p.thresholds() + " warnings " + p.warnings())
+                        .orElse("-")));
+          });
+      manager.start();
+      Sync first = syncs.poll(30, TimeUnit.SECONDS);
+      if (first == null || first.victim() != null) {
+        throw new IllegalStateException("the first sync did not run quietly: " + first);
+      }
+      if (notifier.registeredThreshold().isEmpty()) {
+        throw new IllegalStateException("no memcg threshold registered after the first sync");
+      }
+
+      List<Long> eventToDecision = new ArrayList<>();
+      List<Long> writeToDecision = new ArrayList<>();
+      List<Long> eventToSyncStart = new ArrayList<>();
+      List<Long> statsRead = new ArrayList<>();
+      List<Long> plan = new ArrayList<>();
+      Map<String, Integer> victims = new LinkedHashMap<>();
+      int missed = 0;
+      int primes = 0;
+      int labelledDown = 0;
+      for (int i = -warmUp; i < crossings; i++) {
+        // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under that).
+        quiesce(events, syncs);
+        events.clear();
+        syncs.clear();
+        long t0 = System.nanoTime();
+        in.write(chunk);
+        in.flush();
+        Sync decided = null;
+        List<Sync> seen = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (decided == null && System.nanoTime() < deadline) {
+          Sync s = syncs.poll(100, TimeUnit.MILLISECONDS);
+          if (s != null) {
+            seen.add(s);
+            if (s.victim() != null) {
+              decided = s;
+            }
+          }
+        }
+        // The first kernel event after the write. The notifier labels an event by the usage it reads right after it,
+        // which now and then reads DOWN for the crossing up (counted); either way it is the event that triggers the
+        // sync, which is what is timed.
+        Event up = events.peek();
+        if (decided == null || up == null) {
+          missed++;
+          System.err.printf(
+              "crossing %d: %s (events %s; syncs %s; usage %d, registered %s, line %d)%n", i,
+              up == null ? "no event within 3 s" : "no deciding sync within 3 s", events, seen,
+              cg.usage(), notifier.registeredThreshold(), line);
+        } else if (i >= 0) {
+          if (up.direction() != Direction.UP) {
+            labelledDown++;
+          }
+          eventToDecision.add(decided.nanos() - up.nanos());
+          writeToDecision.add(decided.nanos() - t0);
+          eventToSyncStart.add(decided.statsStart() - up.nanos());
+          statsRead.add(decided.statsEnd() - decided.statsStart());
+          plan.add(decided.nanos() - decided.statsEnd());
+          victims.merge(decided.victim(), 1, Integer::sum);
+        }
+        awaitSize(file, CHUNK);
+        // Back below the line. The kernel checks thresholds only every so many page events (per CPU): after the
+        // truncate it may not signal the way down at once, and then not the next way up either. Charging and
+        // freeing 1 MiB more (below the line) until the DOWN event has come makes it check.
+        events.clear();
+        truncate(file);
+        boolean down = false;
+        for (int k = 0; k < 8 && !down; k++) {
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+          Event e;
+          while (!down && (e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) != null) {
+            down = e.direction() == Direction.DOWN;
+          }
+          if (down) {
+            break;
+          }
+          in.write(chunk, 0, (int) PRIME);
+          in.flush();
+          awaitSize(file, PRIME);
+          truncate(file);
+          primes++;
+        }
+        if (cg.usage() >= line) {
+          throw new IllegalStateException("usage " + cg.usage() + " still above the line " + line + " after truncating");
+        }
+      }
+      in.close();
+      dd.waitFor(5, TimeUnit.SECONDS);
+      if (eventToDecision.size() < Math.min(50, crossings)) {
+        throw new IllegalStateException(
+            "only " + eventToDecision.size() + " of " + crossings + " crossings measured (" + missed + " missed)");
+      }
+      String json =
+          String.format(
+              Locale.ROOT,
+              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"event_to_decision_p50_ms\": %.3f, "
+                  + "\"event_to_decision_p99_ms\": %.3f, \"event_to_decision_max_ms\": %.3f, "
+                  + "\"write_to_decision_p50_ms\": %.3f, \"write_to_decision_p99_ms\": %.3f, "
+                  + "\"event_to_sync_start_p50_ms\": %.3f, \"event_to_sync_start_p99_ms\": %.3f, "
+                  + "\"stats_read_p50_ms\": %.3f, \"stats_read_p99_ms\": %.3f, "
+                  + "\"plan_p50_ms\": %.3f, \"plan_p99_ms\": %.3f, \"victims\": \"%s\"}%n",
+              PODS, podCgroups, warmUp, eventToDecision.size(), missed, primes, labelledDown,
+              pct(eventToDecision, 50), pct(eventToDecision, 99), pct(eventToDecision, 100),
+              pct(writeToDecision, 50), pct(writeToDecision, 99),
+              pct(eventToSyncStart, 50), pct(eventToSyncStart, 99),
+              pct(statsRead, 50), pct(statsRead, 99),
+              pct(plan, 50), pct(plan, 99), victims);
+      Files.createDirectories(out.toAbsolutePath().getParent());
+      Files.writeString(out, json);
+      System.out.print(json);
+    }
+  }
+
+  /** Waits until neither an event nor a sync has come for 50 ms (at most 3 s), dropping what came. */
+  private static void quiesce(LinkedBlockingQueue<Event> events, LinkedBlockingQueue<Sync> syncs)
+      throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+    long last = System.nanoTime();
+    while (System.nanoTime() < end && System.nanoTime() - last < TimeUnit.MILLISECONDS.toNanos(50)) {
+      Thread.sleep(5);
+      if (events.poll() != null | syncs.poll() != null) {
+        last = System.nanoTime();
+        events.clear();
+        syncs.clear();
+      }
+    }
+  }
+
+  private static void truncate(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.truncate(0);
+    }
+  }
+
+  private static void awaitSize(Path file, long size) throws Exception {
+    long end = System.nanoTime() + 5_000_000_000L;
+    while (!(Files.exists(file) && Files.size(file) >= size)) {
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException(file + " did not reach " + size + " bytes");
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  /** The {@code p}th percentile (nearest rank) in milliseconds. */
+  static double pct(List<Long> nanos, int p) {
+    long[] s = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+    int i = (int) Math.ceil(p / 100.0 * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, i))] / 1e6;
+  }
+}
