@@ -50,6 +50,7 @@ public final class HostStatsProvider implements StatsProvider {
   private final String nodeName;
   private final Clock clock;
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  private final Cgroups.ProcessWalker processWalker = new Cgroups.ProcessWalker();
 
   /**
    * A provider reading the host through {@code paths}; missing kubelet or runtime roots fall back to {@code /} with a
@@ -204,7 +205,7 @@ public final class HostStatsProvider implements StatsProvider {
       Cgroups.Memory m = cgroups.memory(e.getValue());
       Long count;
       try {
-        count = (long) Cgroups.processes(e.getValue()).size();
+        count = (long) processWalker.processes(e.getValue()).size();
       } catch (UncheckedIOException | IllegalStateException ex) {
         warnOnce("procs " + e.getKey(), ex.getMessage());
         count = null;

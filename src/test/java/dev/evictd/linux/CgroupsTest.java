@@ -101,4 +101,49 @@ class CgroupsTest {
         .containsExactly(101, 102, 103);
     assertThat(Cgroups.processes(v1.resolve("memory/nothing-here"))).isEmpty();
   }
+
+  @Test
+  void walkerFindsEveryNestedCgroupOnTheRealHierarchy() throws Exception {
+    dev.evictd.testing.TestCgroup.assumeRootWithCgroupV1();
+    try (dev.evictd.testing.TestCgroup cg = dev.evictd.testing.TestCgroup.create("walker")) {
+      Path pod = cg.mkdirs("pod");
+      Path a = cg.mkdirs("pod/a");
+      Path deep = cg.mkdirs("pod/b/c/d");
+      cg.mkdirs("pod/e");
+      Process inPod = cg.startIn(pod, "exec sleep 30");
+      Process inA = cg.startIn(a, "exec sleep 30");
+      Process inDeep = cg.startIn(deep, "exec sleep 30");
+      dev.evictd.testing.TestCgroup.awaitProcesses(pod, 1);
+      dev.evictd.testing.TestCgroup.awaitProcesses(a, 1);
+      dev.evictd.testing.TestCgroup.awaitProcesses(deep, 1);
+      Cgroups.ProcessWalker walker = new Cgroups.ProcessWalker();
+      for (int round = 0; round < 3; round++) { // later rounds skip the control files remembered by the first
+        assertThat(walker.processes(pod))
+            .as("round %d", round)
+            .containsExactlyInAnyOrder((int) inPod.pid(), (int) inA.pid(), (int) inDeep.pid());
+      }
+      assertThat(Cgroups.processes(pod)).isEqualTo(walker.processes(pod));
+      assertThat(walker.processes(cg.dir().resolve("pod/e"))).isEmpty();
+    }
+  }
+
+  @Test
+  void walkerLooksAtEveryEntryWhereLinkCountsAreNotKept(@TempDir Path tmp) throws Exception {
+    // a plain directory tree: the walker must not depend on cgroupfs
+    Path pod = Files.createDirectories(tmp.resolve("pod"));
+    Files.writeString(pod.resolve("cgroup.procs"), "7\n");
+    Files.writeString(pod.resolve("memory.stat"), "");
+    for (String c : new String[] {"c1", "c2", "c2/x", "c3"}) {
+      Files.createDirectories(pod.resolve(c));
+    }
+    Files.writeString(pod.resolve("c1/cgroup.procs"), "8\n9\n");
+    Files.writeString(pod.resolve("c2/x/cgroup.procs"), "10\n");
+    Files.writeString(pod.resolve("c3/cgroup.procs"), "");
+    Cgroups.ProcessWalker walker = new Cgroups.ProcessWalker();
+    assertThat(walker.processes(pod)).containsExactly(7, 8, 9, 10);
+    assertThat(walker.processes(pod)).containsExactly(7, 8, 9, 10);
+    Files.delete(pod.resolve("c2/x/cgroup.procs"));
+    Files.delete(pod.resolve("c2/x"));
+    assertThat(walker.processes(pod)).as("a removed cgroup").containsExactly(7, 8, 9);
+  }
 }
