@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Benchmark inputs: a node's pods and stats summaries at any scale, built as the agent receives them (pod objects
- * from the informer, a freshly deserialized summary each sync: equal statistics are equal objects, never the same
- * ones). Seeded: every run sees the same pods.
+ * Benchmark inputs: a node's pods and stats summaries at any scale, built as the agent receives
+ * them (pod objects from the informer, a freshly deserialized summary each sync: equal statistics
+ * are equal objects, never the same ones). Seeded: every run sees the same pods.
  */
 public final class BenchData {
   static final long MI = 1024L * 1024;
@@ -26,13 +26,17 @@ public final class BenchData {
   private BenchData() {}
 
   /** One generated pod. */
-  public record GenPod(int index, String ns, String name, int priority, long requestMi, long usageMi, long diskMi) {
+  public record GenPod(
+      int index, String ns, String name, int priority, long requestMi, long usageMi, long diskMi) {
     public String uid() {
       return "uid-" + ns + "-" + name;
     }
   }
 
-  /** {@code n} pods: priorities 0..4000, a memory request on three pods in four, usage 16..783 Mi, disk 1..4096 Mi. */
+  /**
+   * {@code n} pods: priorities 0..4000, a memory request on three pods in four, usage 16..783 Mi,
+   * disk 1..4096 Mi.
+   */
   public static List<GenPod> generate(int n, long seed) {
     Random r = new Random(seed);
     List<GenPod> out = new ArrayList<>(n);
@@ -41,7 +45,9 @@ public final class BenchData {
       long request = r.nextInt(4) == 0 ? 0 : 64 + r.nextInt(512);
       long usage = 16 + r.nextInt(768);
       long disk = 1 + r.nextInt(4096);
-      out.add(new GenPod(i, "ns" + (i % 20), String.format("pod-%05d", i), priority, request, usage, disk));
+      out.add(
+          new GenPod(
+              i, "ns" + (i % 20), String.format("pod-%05d", i), priority, request, usage, disk));
     }
     return out;
   }
@@ -52,7 +58,9 @@ public final class BenchData {
     for (GenPod g : gen) {
       ContainerBuilder c = new ContainerBuilder().withName("c").withImage("registry.example/app:1");
       if (memoryRequests && g.requestMi() > 0) {
-        c.withNewResources().addToRequests("memory", new Quantity(g.requestMi() + "Mi")).endResources();
+        c.withNewResources()
+            .addToRequests("memory", new Quantity(g.requestMi() + "Mi"))
+            .endResources();
       }
       out.add(
           new PodBuilder()
@@ -60,7 +68,8 @@ public final class BenchData {
               .withNamespace(g.ns())
               .withName(g.name())
               .withUid(g.uid())
-              .withCreationTimestamp(String.format("2026-01-01T00:%02d:%02dZ", (g.index() / 60) % 60, g.index() % 60))
+              .withCreationTimestamp(
+                  String.format("2026-01-01T00:%02d:%02dZ", (g.index() / 60) % 60, g.index() % 60))
               .addToLabels("app", "app-" + (g.index() % 37))
               .endMetadata()
               .withNewSpec()
@@ -77,8 +86,8 @@ public final class BenchData {
   }
 
   /**
-   * A memory summary: node memory {@code availableBytes} of 64Gi, every pod at its usage plus {@code extraMi}, and
-   * pod {@code bumped} (-1: none) one more Mi.
+   * A memory summary: node memory {@code availableBytes} of 64Gi, every pod at its usage plus
+   * {@code extraMi}, and pod {@code bumped} (-1: none) one more Mi.
    */
   public static Summary memory(List<GenPod> gen, long availableBytes, long extraMi, int bumped) {
     List<Summary.PodStats> pods = new ArrayList<>(gen.size());
@@ -87,7 +96,9 @@ public final class BenchData {
       pods.add(
           new Summary.PodStats(
               new Summary.PodReference(g.name(), g.ns(), g.uid()),
-              List.of(new Summary.ContainerStats("c", new Summary.MemoryStats(null, null, ws, ws, ws), null, null)),
+              List.of(
+                  new Summary.ContainerStats(
+                      "c", new Summary.MemoryStats(null, null, ws, ws, ws), null, null)),
               new Summary.MemoryStats(null, null, ws, ws, ws),
               List.of(),
               null,
@@ -97,8 +108,8 @@ public final class BenchData {
   }
 
   /**
-   * A nodefs summary on a shared filesystem (2000Gi): {@code availableBytes} free, every pod's writable layer at its
-   * disk usage plus {@code extraMi}, logs 1Mi.
+   * A nodefs summary on a shared filesystem (2000Gi): {@code availableBytes} free, every pod's
+   * writable layer at its disk usage plus {@code extraMi}, logs 1Mi.
    */
   public static Summary disk(List<GenPod> gen, long availableBytes, long extraMi) {
     List<Summary.PodStats> pods = new ArrayList<>(gen.size());
@@ -118,7 +129,15 @@ public final class BenchData {
               null,
               new Summary.ProcessStats(3L)));
     }
-    Summary.FsStats fs = new Summary.FsStats(null, availableBytes, 2000 * GI, 2000 * GI - availableBytes, 1_000_000L, 2_000_000L, 1_000_000L);
+    Summary.FsStats fs =
+        new Summary.FsStats(
+            null,
+            availableBytes,
+            2000 * GI,
+            2000 * GI - availableBytes,
+            1_000_000L,
+            2_000_000L,
+            1_000_000L);
     return new Summary(node(32 * GI, 32 * GI, fs), pods);
   }
 
@@ -139,8 +158,10 @@ public final class BenchData {
   }
 
   /** memory.available hard threshold at 1Gi (memory pressure below it). */
-  public static final String MEMORY_CONFIG = "evictionHard: {memory.available: 1Gi}\nenforceNodeAllocatable: []\n";
+  public static final String MEMORY_CONFIG =
+      "evictionHard: {memory.available: 1Gi}\nenforceNodeAllocatable: []\n";
 
   /** nodefs.available hard threshold at 10Gi. */
-  public static final String DISK_CONFIG = "evictionHard: {nodefs.available: 10Gi}\nenforceNodeAllocatable: []\n";
+  public static final String DISK_CONFIG =
+      "evictionHard: {nodefs.available: 10Gi}\nenforceNodeAllocatable: []\n";
 }

@@ -9,9 +9,10 @@ import java.util.List;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes the captured-data inputs of the process benchmarks to {@code args[0]}: a KubeletConfiguration
- * ({@code kubelet.yaml}: memory.available&lt;1Gi), pod lists ({@code pods-110.json}, {@code pods-1000.json}) and a
- * stats summary of the 110 pods under memory pressure ({@code summary-110.json}) for {@code evictd plan}.
+ * Writes the captured-data inputs of the process benchmarks to {@code args[0]}: a
+ * KubeletConfiguration ({@code kubelet.yaml}: memory.available&lt;1Gi), pod lists ({@code
+ * pods-110.json}, {@code pods-1000.json}) and a stats summary of the 110 pods under memory pressure
+ * ({@code summary-110.json}) for {@code evictd plan}.
  */
 public final class BenchInputs {
   private BenchInputs() {}
@@ -21,13 +22,18 @@ public final class BenchInputs {
     JsonMapper json = JsonMapper.builder().build();
     Files.writeString(
         dir.resolve("kubelet.yaml"),
-        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + BenchData.MEMORY_CONFIG);
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+            + BenchData.MEMORY_CONFIG);
     for (int n : List.of(110, 1000)) {
       List<BenchData.GenPod> gen = BenchData.generate(n, 42);
       Files.writeString(
           dir.resolve("pods-" + n + ".json"),
           json.writeValueAsString(
-              new PodListBuilder().withApiVersion("v1").withKind("PodList").withItems(BenchData.pods(gen, true)).build()));
+              new PodListBuilder()
+                  .withApiVersion("v1")
+                  .withKind("PodList")
+                  .withItems(BenchData.pods(gen, true))
+                  .build()));
     }
     Files.writeString(
         dir.resolve("summary-110.json"),

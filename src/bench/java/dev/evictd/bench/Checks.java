@@ -39,7 +39,8 @@ final class Checks {
     }
     boolean decided = r.evictions().size() == 1 && r.ranking().size() == s.size;
     if (decided != s.decides) {
-      throw new IllegalStateException(what + ": unexpected reference result " + r.signal() + " " + r.evictions());
+      throw new IllegalStateException(
+          what + ": unexpected reference result " + r.signal() + " " + r.evictions());
     }
   }
 
@@ -47,7 +48,8 @@ final class Checks {
     String planned = p.decisions().isEmpty() ? null : p.decisions().get(0).pod().key();
     String ref = r.evictions().isEmpty() ? null : r.evictions().get(0).pod();
     if (!java.util.Objects.equals(planned, ref)) {
-      throw new IllegalStateException(what + ": planner evicts " + planned + ", the reference " + ref);
+      throw new IllegalStateException(
+          what + ": planner evicts " + planned + ", the reference " + ref);
     }
   }
 

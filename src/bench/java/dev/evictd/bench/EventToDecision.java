@@ -43,32 +43,39 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Event → decision on the real kernel: the agent's own pieces (the memcg threshold notifier, the eviction manager's
- * sync loop, host statistics, the planner) on a test memory cgroup standing in for the node, with 110 pods. A
- * {@code dd} in that cgroup appends to a tmpfs file what this harness writes to its stdin (4 MiB: the pages are
- * charged to the cgroup), which crosses the memory.available hard threshold; truncating the file crosses back.
+ * Event → decision on the real kernel: the agent's own pieces (the memcg threshold notifier, the
+ * eviction manager's sync loop, host statistics, the planner) on a test memory cgroup standing in
+ * for the node, with 110 pods. A {@code dd} in that cgroup appends to a tmpfs file what this
+ * harness writes to its stdin (4 MiB: the pages are charged to the cgroup), which crosses the
+ * memory.available hard threshold; truncating the file crosses back.
  *
- * <p>Two node shapes: {@code plain} - the pods come from a file and have no cgroups (as {@code evictd run
- * --standalone --pods-file}): host statistics are the node's alone; {@code pod-cgroups} - every pod has its pod
- * cgroup below {@code kubepods} (the dd runs in one of them), so every sync also reads 110 pod cgroups, as on a real
- * node whose statistics come from the host.
+ * <p>Two node shapes: {@code plain} - the pods come from a file and have no cgroups (as {@code
+ * evictd run --standalone --pods-file}): host statistics are the node's alone; {@code pod-cgroups}
+ * - every pod has its pod cgroup below {@code kubepods} (the dd runs in one of them), so every sync
+ * also reads 110 pod cgroups, as on a real node whose statistics come from the host.
  *
- * <p>Measured per upward crossing: from the notifier's delivery of the kernel event (the first instant user space
- * knows, right after {@code poll(2)} returns) to the end of the sync that decided an eviction (the manager's sync
- * listener, called before the decision is carried out); the same from the write that drives the crossing (an upper
- * bound including the kernel); and, of that sync, the statistics read and the planner. Downward crossings trigger a
- * sync too (not counted). Writes {@code args[0]} (JSON). Root and the cgroup v1 memory controller are needed;
- * every cgroup, process and file is removed at the end, also on failure.
+ * <p>Measured per upward crossing: from the notifier's delivery of the kernel event (the first
+ * instant user space knows, right after {@code poll(2)} returns) to the end of the sync that
+ * decided an eviction (the manager's sync listener, called before the decision is carried out); the
+ * same from the write that drives the crossing (an upper bound including the kernel); and, of that
+ * sync, the statistics read and the planner. Downward crossings trigger a sync too (not counted).
+ * Writes {@code args[0]} (JSON). Root and the cgroup v1 memory controller are needed; every cgroup,
+ * process and file is removed at the end, also on failure.
  */
 public final class EventToDecision {
   private static final int PODS = 110;
   private static final long CHUNK = 4L << 20;
-  /** Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB above the baseline). */
+
+  /**
+   * Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB
+   * above the baseline).
+   */
   private static final long PRIME = 1L << 20;
 
   private record Event(long nanos, Direction direction) {}
 
-  private record Sync(long nanos, long statsStart, long statsEnd, String victim, boolean failed, String observed) {}
+  private record Sync(
+      long nanos, long statsStart, long statsEnd, String victim, boolean failed, String observed) {}
 
   private EventToDecision() {}
 
@@ -79,7 +86,9 @@ public final class EventToDecision {
     int warmUp = args.length > 3 ? Integer.parseInt(args[3]) : 15;
     if (!"root".equals(System.getProperty("user.name"))
         || !Files.isWritable(TestCgroup.MEMORY_ROOT.resolve("cgroup.event_control"))) {
-      System.err.println("event-to-decision: needs root and the cgroup v1 memory controller at " + TestCgroup.MEMORY_ROOT);
+      System.err.println(
+          "event-to-decision: needs root and the cgroup v1 memory controller at "
+              + TestCgroup.MEMORY_ROOT);
       System.exit(3);
     }
     Path tmp = Files.createTempDirectory("evictd-bench-e2d");
@@ -117,7 +126,9 @@ public final class EventToDecision {
     }
   }
 
-  private static void run(TestCgroup cg, Path tmp, Path out, boolean podCgroups, int crossings, int warmUp) throws Exception {
+  private static void run(
+      TestCgroup cg, Path tmp, Path out, boolean podCgroups, int crossings, int warmUp)
+      throws Exception {
     List<BenchData.GenPod> gen = BenchData.generate(PODS, 42);
     List<Pod> pods = BenchData.pods(gen, true);
     BenchData.GenPod heavy = gen.get(PODS / 2);
@@ -137,7 +148,11 @@ public final class EventToDecision {
     HostStatsProvider host = new HostStatsProvider(paths, "node", clock);
 
     Path file = cg.tmpfsFile("e2d");
-    Process dd = cg.startIn(heavyCgroup, "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none", file.toString());
+    Process dd =
+        cg.startIn(
+            heavyCgroup,
+            "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none",
+            file.toString());
     OutputStream in = dd.getOutputStream();
     byte[] chunk = new byte[(int) CHUNK];
     Arrays.fill(chunk, (byte) 7);
@@ -149,12 +164,16 @@ public final class EventToDecision {
 
     Summary base = host.summary();
     long capacity = base.node().memory().availableBytes() + base.node().memory().workingSetBytes();
-    // met 2 MiB above today's working set; one byte more, so that usage (whole pages) never equals the line: at
-    // usage == line the kernel signals the crossing but memory.available < threshold does not hold yet
+    // met 2 MiB above today's working set; one byte more, so that usage (whole pages) never equals
+    // the line: at
+    // usage == line the kernel signals the crossing but memory.available < threshold does not hold
+    // yet
     long line = base.node().memory().workingSetBytes() + (2L << 20) + 1;
     EvictionConfig config =
         BenchData.config(
-            "evictionHard: {memory.available: \"" + (capacity - line) + "\"}\nenforceNodeAllocatable: []\n",
+            "evictionHard: {memory.available: \""
+                + (capacity - line)
+                + "\"}\nenforceNodeAllocatable: []\n",
             FsLayout.SHARED);
     Threshold threshold = config.thresholds().get(0);
 
@@ -171,30 +190,61 @@ public final class EventToDecision {
     try (Planner planner = new Planner(RuleCompiler.compileDefault(), config);
         EvictionManager manager =
             new EvictionManager(
-                planner, timed, PodSource.of(pods), new DryRunEvictor(), action -> true, EventSink.NONE,
-                new AgentMetrics(clock), clock,
-                new EvictionManager.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DRY_RUN, true, false));
+                planner,
+                timed,
+                PodSource.of(pods),
+                new DryRunEvictor(),
+                action -> true,
+                EventSink.NONE,
+                new AgentMetrics(clock),
+                clock,
+                new EvictionManager.Settings(
+                    Duration.ofSeconds(60),
+                    Duration.ofSeconds(30),
+                    EvictionMethod.DRY_RUN,
+                    true,
+                    false));
         MemcgThresholdNotifier notifier =
             new MemcgThresholdNotifier(
-                threshold, Cgroups.detect(root, "kubepods"),
+                threshold,
+                Cgroups.detect(root, "kubepods"),
                 (MemcgThresholdCrossed e) -> {
                   events.add(new Event(System.nanoTime(), e.direction()));
                   manager.event(e, "memcg", e.direction() == Direction.UP);
                 },
                 clock)) {
       if (!notifier.available()) {
-        throw new IllegalStateException("memcg notifier not available: " + notifier.unavailableReason());
+        throw new IllegalStateException(
+            "memcg notifier not available: " + notifier.unavailableReason());
       }
       manager.addSyncListener(
           (Summary s, EvictionPlan p) -> {
             long now = System.nanoTime();
             notifier.update(s);
             syncs.add(
-                new Sync(now, statsTimes[0], statsTimes[1],
-                    p.decisions().isEmpty() ? null : p.decisions().get(0).pod().key(), p.failed(),
-                    p.observations().stream().filter(o -> o.signal() == Signal.MEMORY_AVAILABLE).findFirst()
-                        .map(o -> "available " + o.available() + " time " + o.time() + " conditions " + p.conditions()
-                            + " signal " + p.signal() + " thresholds " + p.thresholds() + " warnings " + p.warnings())
+                new Sync(
+                    now,
+                    statsTimes[0],
+                    statsTimes[1],
+                    p.decisions().isEmpty() ? null : p.decisions().get(0).pod().key(),
+                    p.failed(),
+                    p.observations().stream()
+                        .filter(o -> o.signal() == Signal.MEMORY_AVAILABLE)
+                        .findFirst()
+                        .map(
+                            o ->
+                                "available "
+                                    + o.available()
+                                    + " time "
+                                    + o.time()
+                                    + " conditions "
+                                    + p.conditions()
+                                    + " signal "
+                                    + p.signal()
+                                    + " thresholds "
+                                    + p.thresholds()
+                                    + " warnings "
+                                    + p.warnings())
                         .orElse("-")));
           });
       manager.start();
@@ -216,7 +266,8 @@ public final class EventToDecision {
       int primes = 0;
       int labelledDown = 0;
       for (int i = -warmUp; i < crossings; i++) {
-        // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under that).
+        // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
+        // that).
         quiesce(events, syncs);
         events.clear();
         syncs.clear();
@@ -235,16 +286,23 @@ public final class EventToDecision {
             }
           }
         }
-        // The first kernel event after the write. The notifier labels an event by the usage it reads right after it,
-        // which now and then reads DOWN for the crossing up (counted); either way it is the event that triggers the
+        // The first kernel event after the write. The notifier labels an event by the usage it
+        // reads right after it,
+        // which now and then reads DOWN for the crossing up (counted); either way it is the event
+        // that triggers the
         // sync, which is what is timed.
         Event up = events.peek();
         if (decided == null || up == null) {
           missed++;
           System.err.printf(
-              "crossing %d: %s (events %s; syncs %s; usage %d, registered %s, line %d)%n", i,
-              up == null ? "no event within 3 s" : "no deciding sync within 3 s", events, seen,
-              cg.usage(), notifier.registeredThreshold(), line);
+              "crossing %d: %s (events %s; syncs %s; usage %d, registered %s, line %d)%n",
+              i,
+              up == null ? "no event within 3 s" : "no deciding sync within 3 s",
+              events,
+              seen,
+              cg.usage(),
+              notifier.registeredThreshold(),
+              line);
         } else if (i >= 0) {
           if (up.direction() != Direction.UP) {
             labelledDown++;
@@ -257,8 +315,10 @@ public final class EventToDecision {
           victims.merge(decided.victim(), 1, Integer::sum);
         }
         awaitSize(file, CHUNK);
-        // Back below the line. The kernel checks thresholds only every so many page events (per CPU): after the
-        // truncate it may not signal the way down at once, and then not the next way up either. Charging and
+        // Back below the line. The kernel checks thresholds only every so many page events (per
+        // CPU): after the
+        // truncate it may not signal the way down at once, and then not the next way up either.
+        // Charging and
         // freeing 1 MiB more (below the line) until the DOWN event has come makes it check.
         events.clear();
         truncate(file);
@@ -266,7 +326,9 @@ public final class EventToDecision {
         for (int k = 0; k < 8 && !down; k++) {
           long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
           Event e;
-          while (!down && (e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS)) != null) {
+          while (!down
+              && (e = events.poll(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS))
+                  != null) {
             down = e.direction() == Direction.DOWN;
           }
           if (down) {
@@ -279,14 +341,21 @@ public final class EventToDecision {
           primes++;
         }
         if (cg.usage() >= line) {
-          throw new IllegalStateException("usage " + cg.usage() + " still above the line " + line + " after truncating");
+          throw new IllegalStateException(
+              "usage " + cg.usage() + " still above the line " + line + " after truncating");
         }
       }
       in.close();
       dd.waitFor(5, TimeUnit.SECONDS);
       if (eventToDecision.size() < Math.min(50, crossings)) {
         throw new IllegalStateException(
-            "only " + eventToDecision.size() + " of " + crossings + " crossings measured (" + missed + " missed)");
+            "only "
+                + eventToDecision.size()
+                + " of "
+                + crossings
+                + " crossings measured ("
+                + missed
+                + " missed)");
       }
       String json =
           String.format(
@@ -297,24 +366,40 @@ public final class EventToDecision {
                   + "\"event_to_sync_start_p50_ms\": %.3f, \"event_to_sync_start_p99_ms\": %.3f, "
                   + "\"stats_read_p50_ms\": %.3f, \"stats_read_p99_ms\": %.3f, "
                   + "\"plan_p50_ms\": %.3f, \"plan_p99_ms\": %.3f, \"victims\": \"%s\"}%n",
-              PODS, podCgroups, warmUp, eventToDecision.size(), missed, primes, labelledDown,
-              pct(eventToDecision, 50), pct(eventToDecision, 99), pct(eventToDecision, 100),
-              pct(writeToDecision, 50), pct(writeToDecision, 99),
-              pct(eventToSyncStart, 50), pct(eventToSyncStart, 99),
-              pct(statsRead, 50), pct(statsRead, 99),
-              pct(plan, 50), pct(plan, 99), victims);
+              PODS,
+              podCgroups,
+              warmUp,
+              eventToDecision.size(),
+              missed,
+              primes,
+              labelledDown,
+              pct(eventToDecision, 50),
+              pct(eventToDecision, 99),
+              pct(eventToDecision, 100),
+              pct(writeToDecision, 50),
+              pct(writeToDecision, 99),
+              pct(eventToSyncStart, 50),
+              pct(eventToSyncStart, 99),
+              pct(statsRead, 50),
+              pct(statsRead, 99),
+              pct(plan, 50),
+              pct(plan, 99),
+              victims);
       Files.createDirectories(out.toAbsolutePath().getParent());
       Files.writeString(out, json);
       System.out.print(json);
     }
   }
 
-  /** Waits until neither an event nor a sync has come for 50 ms (at most 3 s), dropping what came. */
+  /**
+   * Waits until neither an event nor a sync has come for 50 ms (at most 3 s), dropping what came.
+   */
   private static void quiesce(LinkedBlockingQueue<Event> events, LinkedBlockingQueue<Sync> syncs)
       throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
     long last = System.nanoTime();
-    while (System.nanoTime() < end && System.nanoTime() - last < TimeUnit.MILLISECONDS.toNanos(50)) {
+    while (System.nanoTime() < end
+        && System.nanoTime() - last < TimeUnit.MILLISECONDS.toNanos(50)) {
       Thread.sleep(5);
       if (events.poll() != null | syncs.poll() != null) {
         last = System.nanoTime();

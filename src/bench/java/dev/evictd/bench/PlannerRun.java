@@ -7,8 +7,9 @@ import dev.evictd.reference.KubeletReference;
 import java.time.Instant;
 
 /**
- * A long-lived planner on a scenario, as in the agent: created once, then one sync per call, alternating the
- * scenario's two summaries (every call changes the statistics) with the clock moving 10 s per sync.
+ * A long-lived planner on a scenario, as in the agent: created once, then one sync per call,
+ * alternating the scenario's two summaries (every call changes the statistics) with the clock
+ * moving 10 s per sync.
  */
 public final class PlannerRun implements AutoCloseable {
   final Scenario scenario;
@@ -22,9 +23,12 @@ public final class PlannerRun implements AutoCloseable {
     scenario = Scenario.of(kind, size);
     planner = new Planner(Rules.defaults(), scenario.config);
     hooks = new PlannerHooks[] {scenario.hooks(0), scenario.hooks(1)};
-    EvictionPlan first = planner.sync(now, scenario.initial, scenario.pods, PlannerHooks.noReclaim(scenario.initial));
+    EvictionPlan first =
+        planner.sync(
+            now, scenario.initial, scenario.pods, PlannerHooks.noReclaim(scenario.initial));
     Checks.quiet(first, "first sync of " + kind + " " + size);
-    // the reference on the same inputs: the planner must decide what it decides, sync after sync (skipped with
+    // the reference on the same inputs: the planner must decide what it decides, sync after sync
+    // (skipped with
     // -Devictd.bench.reference=false, to profile the planner of an older commit)
     boolean withReference = !"false".equals(System.getProperty("evictd.bench.reference"));
     KubeletReference ref = withReference ? new KubeletReference(scenario.config) : null;
@@ -35,7 +39,8 @@ public final class PlannerRun implements AutoCloseable {
       EvictionPlan p = sync();
       Checks.check(scenario, p, "sync " + (k + 2) + " of " + kind + " " + size);
       if (ref != null) {
-        KubeletReference.Result r = ref.sync(now, scenario.summaries[i], scenario.pods, scenario.afterReclaim[i]);
+        KubeletReference.Result r =
+            ref.sync(now, scenario.summaries[i], scenario.pods, scenario.afterReclaim[i]);
         Checks.sameDecision(p, r, "sync " + (k + 2) + " of " + kind + " " + size);
       }
     }

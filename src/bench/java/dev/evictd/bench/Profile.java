@@ -3,8 +3,9 @@ package dev.evictd.bench;
 import java.util.Arrays;
 
 /**
- * Runs one scenario's syncs in a loop, for profiling outside JMH (e.g. with {@code -XX:StartFlightRecording}):
- * {@code Profile KIND PODS SECONDS [rules|reference]}; prints the minimum, median and mean of the last half.
+ * Runs one scenario's syncs in a loop, for profiling outside JMH (e.g. with {@code
+ * -XX:StartFlightRecording}): {@code Profile KIND PODS SECONDS [rules|reference]}; prints the
+ * minimum, median and mean of the last half.
  */
 public final class Profile {
   private Profile() {}
@@ -47,15 +48,23 @@ public final class Profile {
       planner.checkLast();
       planner.close();
     }
-    double allocPerSync = (mx.getThreadAllocatedBytes(tid) - alloc0) / (double) Math.max(1, n - allocFrom);
+    double allocPerSync =
+        (mx.getThreadAllocatedBytes(tid) - alloc0) / (double) Math.max(1, n - allocFrom);
     long[] last = Arrays.copyOfRange(times, n / 2, n);
     long[] lastCpu = Arrays.copyOfRange(cpu, n / 2, n);
     Arrays.sort(last);
     Arrays.sort(lastCpu);
     System.out.printf(
         "%s %s %d: %d syncs; last half: wall min %.3f median %.3f mean %.3f ms; cpu min %.3f median %.3f ms; %.0f KiB allocated/sync%n",
-        reference ? "reference" : "rules", kind, pods, n, last[0] / 1e6, last[last.length / 2] / 1e6,
-        Arrays.stream(last).average().orElse(0) / 1e6, lastCpu[0] / 1e6, lastCpu[lastCpu.length / 2] / 1e6,
+        reference ? "reference" : "rules",
+        kind,
+        pods,
+        n,
+        last[0] / 1e6,
+        last[last.length / 2] / 1e6,
+        Arrays.stream(last).average().orElse(0) / 1e6,
+        lastCpu[0] / 1e6,
+        lastCpu[lastCpu.length / 2] / 1e6,
         allocPerSync / 1024);
   }
 }

@@ -17,8 +17,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One sync of the plain-Java kubelet reference ({@code KubeletReference}, test scope), on the same scenarios as
- * {@link RulesBench}, in the same run: the ratio of the two is what the targets are about.
+ * One sync of the plain-Java kubelet reference ({@code KubeletReference}, test scope), on the same
+ * scenarios as {@link RulesBench}, in the same run: the ratio of the two is what the targets are
+ * about.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)

@@ -17,9 +17,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One sync of the rules planner (a long-lived Drools session, as in the agent). Each invocation alternates between
- * two summaries, so the statistics really change; set-up checks against the kubelet reference that pressure syncs
- * rank every pod and decide the same eviction, tear-down that the last measured sync still did.
+ * One sync of the rules planner (a long-lived Drools session, as in the agent). Each invocation
+ * alternates between two summaries, so the statistics really change; set-up checks against the
+ * kubelet reference that pressure syncs rank every pod and decide the same eviction, tear-down that
+ * the last measured sync still did.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)

@@ -12,22 +12,38 @@ import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Merges the parts of a benchmark run in {@code args[0]} (target/bench) into {@code summary.json}: one flat object of
- * numbers, milliseconds ({@code _ms}) or MiB ({@code _mib}).
+ * Merges the parts of a benchmark run in {@code args[0]} (target/bench) into {@code summary.json}:
+ * one flat object of numbers, milliseconds ({@code _ms}) or MiB ({@code _mib}).
  *
- * <p>JMH figures: {@code <benchmark>_<pods>_ms} is the median of the sampled sync times ({@code _mean_ms} the mean,
- * {@code _p99_ms} the 99th percentile); {@code ref_} for the kubelet reference. The other parts are read from
- * {@code startup.json}, {@code e2d.json} (and {@code e2d-cold.json}, {@code e2d-pod-cgroups.json}: prefixes
- * {@code cold_}, {@code pod_cgroups_}) and {@code footprint.json} when present; a
- * required key that is missing fails the run. Also prints the rules-vs-reference table.
+ * <p>JMH figures: {@code <benchmark>_<pods>_ms} is the median of the sampled sync times ({@code
+ * _mean_ms} the mean, {@code _p99_ms} the 99th percentile); {@code ref_} for the kubelet reference.
+ * The other parts are read from {@code startup.json}, {@code e2d.json} (and {@code e2d-cold.json},
+ * {@code e2d-pod-cgroups.json}: prefixes {@code cold_}, {@code pod_cgroups_}) and {@code
+ * footprint.json} when present; a required key that is missing fails the run. Also prints the
+ * rules-vs-reference table.
  */
 public final class Summarize {
   static final List<String> REQUIRED =
       List.of(
-          "steady_110_ms", "steady_1000_ms", "steady_5000_ms", "pressure_110_ms", "pressure_1000_ms",
-          "pressure_5000_ms", "disk_1000_ms", "ref_steady_110_ms", "ref_steady_1000_ms", "ref_steady_5000_ms",
-          "ref_pressure_110_ms", "ref_pressure_1000_ms", "ref_pressure_5000_ms", "ref_disk_1000_ms", "startup_ms",
-          "event_to_decision_p50_ms", "event_to_decision_p99_ms", "rss_110_mib", "rss_1000_mib");
+          "steady_110_ms",
+          "steady_1000_ms",
+          "steady_5000_ms",
+          "pressure_110_ms",
+          "pressure_1000_ms",
+          "pressure_5000_ms",
+          "disk_1000_ms",
+          "ref_steady_110_ms",
+          "ref_steady_1000_ms",
+          "ref_steady_5000_ms",
+          "ref_pressure_110_ms",
+          "ref_pressure_1000_ms",
+          "ref_pressure_5000_ms",
+          "ref_disk_1000_ms",
+          "startup_ms",
+          "event_to_decision_p50_ms",
+          "event_to_decision_p99_ms",
+          "rss_110_mib",
+          "rss_1000_mib");
 
   private Summarize() {}
 
@@ -41,9 +57,15 @@ public final class Summarize {
     if (Files.exists(jmh)) {
       for (JsonNode b : json.readTree(jmh.toFile())) {
         String name = b.get("benchmark").asString();
-        String cls = name.substring(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1, name.lastIndexOf('.'));
+        String cls =
+            name.substring(
+                name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1, name.lastIndexOf('.'));
         String method = name.substring(name.lastIndexOf('.') + 1);
-        String prefix = (cls.equals("ReferenceBench") ? "ref_" : "") + method + "_" + b.get("params").get("pods").asString();
+        String prefix =
+            (cls.equals("ReferenceBench") ? "ref_" : "")
+                + method
+                + "_"
+                + b.get("params").get("pods").asString();
         JsonNode m = b.get("primaryMetric");
         out.put(prefix + "_ms", m.get("scorePercentiles").get("50.0").asDouble());
         extra.put(prefix + "_mean_ms", m.get("score").asDouble());
@@ -56,7 +78,8 @@ public final class Summarize {
         numbers(json.readTree(p.toFile()), "", out);
       }
     }
-    for (String[] part : new String[][] {{"e2d-pod-cgroups.json", "pod_cgroups_"}, {"e2d-cold.json", "cold_"}}) {
+    for (String[] part :
+        new String[][] {{"e2d-pod-cgroups.json", "pod_cgroups_"}, {"e2d-cold.json", "cold_"}}) {
       Path pc = dir.resolve(part[0]);
       if (Files.exists(pc)) {
         Map<String, Double> m = new LinkedHashMap<>();
@@ -93,24 +116,43 @@ public final class Summarize {
   }
 
   private static BigDecimal round(double v) {
-    return BigDecimal.valueOf(v).setScale(v < 1 ? 4 : 3, RoundingMode.HALF_EVEN).stripTrailingZeros();
+    return BigDecimal.valueOf(v)
+        .setScale(v < 1 ? 4 : 3, RoundingMode.HALF_EVEN)
+        .stripTrailingZeros();
   }
 
   /** The Markdown table of rules vs. reference (median, mean) with the ratio of the medians. */
   static String table(Map<String, Double> m) {
     StringBuilder sb = new StringBuilder();
-    sb.append("| sync | pods | rules median (mean) ms | reference median (mean) ms | rules / reference |\n");
+    sb.append(
+        "| sync | pods | rules median (mean) ms | reference median (mean) ms | rules / reference |\n");
     sb.append("|---|---:|---:|---:|---:|\n");
-    for (String k : List.of("steady_110", "steady_1000", "steady_5000", "pressure_110", "pressure_1000", "pressure_5000", "disk_1000")) {
+    for (String k :
+        List.of(
+            "steady_110",
+            "steady_1000",
+            "steady_5000",
+            "pressure_110",
+            "pressure_1000",
+            "pressure_5000",
+            "disk_1000")) {
       Double r = m.get(k + "_ms");
       Double f = m.get("ref_" + k + "_ms");
       if (r == null || f == null) {
         continue;
       }
       String[] kp = k.split("_");
-      sb.append(String.format(java.util.Locale.ROOT, "| %s | %s | %s (%s) | %s (%s) | %.2f |%n",
-          kp[0], String.format("%,d", Integer.parseInt(kp[1])), fmt(r), fmt(m.get(k + "_mean_ms")), fmt(f),
-          fmt(m.get("ref_" + k + "_mean_ms")), r / f));
+      sb.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "| %s | %s | %s (%s) | %s (%s) | %.2f |%n",
+              kp[0],
+              String.format("%,d", Integer.parseInt(kp[1])),
+              fmt(r),
+              fmt(m.get(k + "_mean_ms")),
+              fmt(f),
+              fmt(m.get("ref_" + k + "_mean_ms")),
+              r / f));
     }
     return sb.toString();
   }
@@ -119,6 +161,8 @@ public final class Summarize {
     if (v == null) {
       return "-";
     }
-    return v < 1 ? String.format(java.util.Locale.ROOT, "%.3f", v) : String.format(java.util.Locale.ROOT, "%.2f", v);
+    return v < 1
+        ? String.format(java.util.Locale.ROOT, "%.3f", v)
+        : String.format(java.util.Locale.ROOT, "%.2f", v);
   }
 }

@@ -2,11 +2,9 @@ package dev.evictd.agent;
 
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionConfig;
-import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
 import dev.evictd.api.MemcgThresholdCrossed;
 import dev.evictd.api.PressureResource;
-import dev.evictd.api.RulesException;
 import dev.evictd.api.Signal;
 import dev.evictd.api.Threshold;
 import dev.evictd.config.GoDuration;
@@ -41,9 +39,7 @@ import dev.evictd.linux.PsiTriggerNotifier;
 import dev.evictd.stats.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,9 +48,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running agent: everything {@code evictd run} wires together from an {@link AgentConfig} — rules, planner,
- * statistics, pods, executor, reclaim, events, kernel notifiers, metrics and health, hot reload — and the order in
- * which it is all closed.
+ * The running agent: everything {@code evictd run} wires together from an {@link AgentConfig} —
+ * rules, planner, statistics, pods, executor, reclaim, events, kernel notifiers, metrics and
+ * health, hot reload — and the order in which it is all closed.
  */
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
@@ -78,20 +74,26 @@ public final class Agent implements AutoCloseable {
     return http.address();
   }
 
-  /** Compiles the configured rule set, checks the pin, and refuses it with one clear line when anything is wrong. */
+  /**
+   * Compiles the configured rule set, checks the pin, and refuses it with one clear line when
+   * anything is wrong.
+   */
   static RuleSet loadRules(AgentConfig c) {
     RuleCompiler.Options options = rulesOptions(c);
-    return c.rules() == null ? RuleCompiler.compileDefault(options) : RuleCompiler.compile(c.rules(), options);
+    return c.rules() == null
+        ? RuleCompiler.compileDefault(options)
+        : RuleCompiler.compile(c.rules(), options);
   }
 
   /**
-   * How the agent loads rules: the policy lint (unless explicitly allowed off), the pinned SHA-256, and the ownership
-   * check — rules writable by anyone but root (or the agent's user) are refused.
+   * How the agent loads rules: the policy lint (unless explicitly allowed off), the pinned SHA-256,
+   * and the ownership check — rules writable by anyone but root (or the agent's user) are refused.
    */
   static RuleCompiler.Options rulesOptions(AgentConfig c) {
     boolean unsafe = c.allowUnsafeRules() || "1".equals(System.getenv("EVICTD_ALLOW_UNSAFE_RULES"));
     if (unsafe) {
-      LOG.warn("policy lint DISABLED (allowUnsafeRules): rules may call any Java; use only for trusted experiments");
+      LOG.warn(
+          "policy lint DISABLED (allowUnsafeRules): rules may call any Java; use only for trusted experiments");
     }
     return new RuleCompiler.Options(unsafe, c.rulesSha256(), RuleCompiler.Ownership.ENFORCE);
   }
@@ -110,8 +112,12 @@ public final class Agent implements AutoCloseable {
     return start(c, clock, () -> KubeClients.create(KubeSettings.DEFAULTS));
   }
 
-  /** Starts the agent with the Kubernetes client {@code clients} makes (tests pass a mock API server's client). */
-  public static Agent start(AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients) {
+  /**
+   * Starts the agent with the Kubernetes client {@code clients} makes (tests pass a mock API
+   * server's client).
+   */
+  public static Agent start(
+      AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients) {
     List<AutoCloseable> opened = new ArrayList<>();
     try {
       return start(c, clock, clients, opened);
@@ -122,12 +128,16 @@ public final class Agent implements AutoCloseable {
   }
 
   private static Agent start(
-      AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients, List<AutoCloseable> opened) {
+      AgentConfig c,
+      Clock clock,
+      java.util.function.Supplier<KubernetesClient> clients,
+      List<AutoCloseable> opened) {
     c.checkPaths();
     RuleSet rules = loadRules(c);
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
-        new HostPaths(c.cgroupRoot(), c.procRoot(), c.kubeletRootDir(), c.runtimeRootDir(), null).withFallbacks();
+        new HostPaths(c.cgroupRoot(), c.procRoot(), c.kubeletRootDir(), c.runtimeRootDir(), null)
+            .withFallbacks();
     paths.fallbackWarnings().forEach(w -> LOG.warn("{}", w));
     Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
 
@@ -138,9 +148,14 @@ public final class Agent implements AutoCloseable {
     EventSink events = EventSink.NONE;
     if (c.standalone()) {
       stats = new HostStatsProvider(paths, c.nodeName(), clock);
-      pods = c.podsFile() == null ? PodSource.of(List.of()) : PodSource.of(CapturedInputs.pods(c.podsFile()));
+      pods =
+          c.podsFile() == null
+              ? PodSource.of(List.of())
+              : PodSource.of(CapturedInputs.pods(c.podsFile()));
       evictor = new DryRunEvictor();
-      LOG.info("standalone: host statistics, {} pods{}, dry run", pods.activePods().size(),
+      LOG.info(
+          "standalone: host statistics, {} pods{}, dry run",
+          pods.activePods().size(),
           c.podsFile() == null ? "" : " from " + c.podsFile());
     } else {
       client = clients.get();
@@ -152,10 +167,19 @@ public final class Agent implements AutoCloseable {
         URI base = URI.create(c.kubeletUrl());
         stats =
             KubeletSummaryProvider.direct(
-                new KubeletEndpoint(base, KubeletEndpoint.SERVICE_ACCOUNT_TOKEN, KubeletEndpoint.SERVICE_ACCOUNT_CA, false),
-                c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
+                new KubeletEndpoint(
+                    base,
+                    KubeletEndpoint.SERVICE_ACCOUNT_TOKEN,
+                    KubeletEndpoint.SERVICE_ACCOUNT_CA,
+                    false),
+                c.nodeName(),
+                Duration.ofSeconds(10),
+                c.interval().multipliedBy(3),
+                clock);
       } else {
-        stats = KubeletSummaryProvider.viaApiServer(client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
+        stats =
+            KubeletSummaryProvider.viaApiServer(
+                client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
       }
       if (stats instanceof AutoCloseable ac) {
         opened.add(ac);
@@ -189,7 +213,10 @@ public final class Agent implements AutoCloseable {
     config.warnings().forEach(w -> LOG.warn("{}", w));
     LOG.info(
         "node {}, filesystem layout {}, {} thresholds, executor {}",
-        c.nodeName(), layout, config.thresholds().size(), c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
+        c.nodeName(),
+        layout,
+        config.thresholds().size(),
+        c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
 
     Planner planner = new Planner(rules, config);
     opened.add(planner);
@@ -197,19 +224,31 @@ public final class Agent implements AutoCloseable {
     metrics.rulesLoad(true);
     EvictionManager manager =
         new EvictionManager(
-            planner, stats, pods, evictor, reclaimer, events, metrics, clock,
-            new EvictionManager.Settings(c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
+            planner,
+            stats,
+            pods,
+            evictor,
+            reclaimer,
+            events,
+            metrics,
+            clock,
+            new EvictionManager.Settings(
+                c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     opened.add(manager);
 
-    // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an immediate sync.
+    // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
+    // immediate sync.
     if (c.memcgNotifier()) {
       for (Threshold t : config.thresholds()) {
-        if (t.signal() == Signal.MEMORY_AVAILABLE || t.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
+        if (t.signal() == Signal.MEMORY_AVAILABLE
+            || t.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
           MemcgThresholdNotifier n =
               new MemcgThresholdNotifier(
-                  t, cgroups,
+                  t,
+                  cgroups,
                   (MemcgThresholdCrossed e) ->
-                      manager.event(e, "memcg", e.direction() == MemcgThresholdCrossed.Direction.UP),
+                      manager.event(
+                          e, "memcg", e.direction() == MemcgThresholdCrossed.Direction.UP),
                   clock);
           opened.add(n);
           manager.addSyncListener((summary, plan) -> n.update(summary));
@@ -229,23 +268,33 @@ public final class Agent implements AutoCloseable {
       }
       PsiTriggerNotifier n =
           new PsiTriggerNotifier(
-              PsiReader.file(paths.procRoot(), PressureResource.MEMORY), PressureResource.MEMORY, trigger,
-              s -> manager.event(s, "psi", true), clock);
+              PsiReader.file(paths.procRoot(), PressureResource.MEMORY),
+              PressureResource.MEMORY,
+              trigger,
+              s -> manager.event(s, "psi", true),
+              clock);
       opened.add(n);
       if (!n.available()) {
-        LOG.warn("PSI trigger not available ({}); polling every {}", n.unavailableReason(), GoDuration.format(c.interval()));
+        LOG.warn(
+            "PSI trigger not available ({}); polling every {}",
+            n.unavailableReason(),
+            GoDuration.format(c.interval()));
       }
     }
 
     HttpEndpoints http =
         new HttpEndpoints(
-            c.metricsAddress(), metrics::scrape, manager::healthy, manager::ready,
+            c.metricsAddress(),
+            metrics::scrape,
+            manager::healthy,
+            manager::ready,
             () -> "rules sha256 " + manager.rulesSha256() + "\n");
     opened.add(http);
     if (c.rules() != null) {
       RulesReloader reloader =
           new RulesReloader(
-              c.rules(), rules.sha256(),
+              c.rules(),
+              rules.sha256(),
               dir -> RuleCompiler.compile(dir, rulesOptions(c)),
               rs -> {
                 metrics.rulesLoad(true);
@@ -256,7 +305,8 @@ public final class Agent implements AutoCloseable {
       opened.add(reloader);
     }
     manager.start();
-    LOG.info("evictd running on {}: metrics, /healthz and /readyz on {}", c.nodeName(), http.address());
+    LOG.info(
+        "evictd running on {}: metrics, /healthz and /readyz on {}", c.nodeName(), http.address());
     Agent agent = new Agent(manager, http);
     agent.closeables.addAll(opened);
     return agent;
@@ -270,7 +320,10 @@ public final class Agent implements AutoCloseable {
           return CapturedInputs.inferLayout(s);
         }
       } catch (RuntimeException e) {
-        LOG.warn("cannot read statistics to infer the filesystem layout (attempt {}): {}", attempt, e.getMessage());
+        LOG.warn(
+            "cannot read statistics to infer the filesystem layout (attempt {}): {}",
+            attempt,
+            e.getMessage());
       }
       try {
         Thread.sleep(1000);
@@ -293,7 +346,10 @@ public final class Agent implements AutoCloseable {
     }
   }
 
-  /** Stops everything, most recently started first: the loop finishes its sync, notifiers stop, sockets close. */
+  /**
+   * Stops everything, most recently started first: the loop finishes its sync, notifiers stop,
+   * sockets close.
+   */
   @Override
   public void close() {
     if (closeables.isEmpty()) {

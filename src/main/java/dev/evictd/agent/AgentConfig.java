@@ -14,21 +14,22 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The agent's configuration. Every field can be set in a YAML file ({@code --config}) and by a flag of the same name
- * (flags win); the node name also comes from the environment variable {@code NODE_NAME}. Unknown keys, bad values
- * and contradictions are refused with the key and the value.
+ * The agent's configuration. Every field can be set in a YAML file ({@code --config}) and by a flag
+ * of the same name (flags win); the node name also comes from the environment variable {@code
+ * NODE_NAME}. Unknown keys, bad values and contradictions are refused with the key and the value.
  *
  * @param nodeName the node this agent runs on
  * @param kubeletConfig the kubelet's configuration file to read eviction settings from, or null
- * @param eviction inline eviction settings (KubeletConfiguration eviction fields), used when no kubelet config file
- *     is given; null: the kubelet's defaults
+ * @param eviction inline eviction settings (KubeletConfiguration eviction fields), used when no
+ *     kubelet config file is given; null: the kubelet's defaults
  * @param rules the rules directory, or null for the packaged rules
  * @param rulesSha256 when set, the only rule set (SHA-256) the agent accepts
  * @param allowUnsafeRules turn the policy lint off (trusted experiments only; logged)
  * @param stats where statistics come from: kubelet (Summary API) or host (cgroups, statvfs, /proc)
- * @param kubeletUrl the kubelet's base URL for direct Summary reads (e.g. https://10.0.0.5:10250), or null to read
- *     through the API server's node proxy
- * @param executor the eviction method for decisions that do not choose one: dry-run (default), delete, evict, kill
+ * @param kubeletUrl the kubelet's base URL for direct Summary reads (e.g. https://10.0.0.5:10250),
+ *     or null to read through the API server's node proxy
+ * @param executor the eviction method for decisions that do not choose one: dry-run (default),
+ *     delete, evict, kill
  * @param metricsAddress HOST:PORT of /metrics, /healthz and /readyz (default 127.0.0.1:9091)
  * @param interval the monitoring interval (default 10s)
  * @param podCleanupTimeout how long to wait for an evicted pod to go (default 30s)
@@ -40,7 +41,8 @@ import java.util.Set;
  * @param kubeletRootDir the kubelet's root directory (nodefs)
  * @param runtimeRootDir the container runtime's root directory (imagefs)
  * @param memcgNotifier whether to register memcg thresholds for immediate syncs
- * @param psiTrigger a PSI trigger on /proc/pressure/memory ("some 150000 2000000"), or null for none
+ * @param psiTrigger a PSI trigger on /proc/pressure/memory ("some 150000 2000000"), or null for
+ *     none
  * @param crictl the crictl command for node-level reclaim
  * @param logFormat text or json
  */
@@ -96,7 +98,9 @@ public record AgentConfig(
           "crictl",
           "logFormat");
 
-  /** Checks that the files and directories the configuration names exist (on the node, at start-up). */
+  /**
+   * Checks that the files and directories the configuration names exist (on the node, at start-up).
+   */
   public void checkPaths() {
     if (kubeletConfig != null && !Files.isRegularFile(kubeletConfig)) {
       throw new ConfigException("kubeletConfig: no such file: " + kubeletConfig);
@@ -121,7 +125,8 @@ public record AgentConfig(
    * @param flags values given as flags, by key (strings, or booleans for switches)
    * @param env the environment (NODE_NAME)
    */
-  public static AgentConfig resolve(YamlNode file, Map<String, Object> flags, Map<String, String> env) {
+  public static AgentConfig resolve(
+      YamlNode file, Map<String, Object> flags, Map<String, String> env) {
     Map<String, Object> v = new LinkedHashMap<>();
     Map<String, String> where = new LinkedHashMap<>();
     YamlNode eviction = null;
@@ -156,34 +161,43 @@ public record AgentConfig(
     String nodeName = r.string("nodeName", env.get("NODE_NAME"));
     if (nodeName == null || nodeName.isBlank()) {
       if (!standalone) {
-        throw new ConfigException("the node name is required: --node-name, nodeName in the config file, or NODE_NAME");
+        throw new ConfigException(
+            "the node name is required: --node-name, nodeName in the config file, or NODE_NAME");
       }
       nodeName = hostname();
     }
     String stats = r.choice("stats", standalone ? "host" : "kubelet", Set.of("kubelet", "host"));
     if (standalone && stats.equals("kubelet")) {
-      throw new ConfigException(r.at("stats") + ": stats kubelet needs a cluster; standalone mode reads host statistics");
+      throw new ConfigException(
+          r.at("stats") + ": stats kubelet needs a cluster; standalone mode reads host statistics");
     }
-    String executorText = r.choice("executor", "dry-run", Set.of("dry-run", "delete", "evict", "kill"));
-    EvictionMethod executor = EvictionMethod.valueOf(executorText.toUpperCase(Locale.ROOT).replace('-', '_'));
-    String layoutText = r.choice("fsLayout", "auto", Set.of("auto", "shared", "dedicated", "split"));
+    String executorText =
+        r.choice("executor", "dry-run", Set.of("dry-run", "delete", "evict", "kill"));
+    EvictionMethod executor =
+        EvictionMethod.valueOf(executorText.toUpperCase(Locale.ROOT).replace('-', '_'));
+    String layoutText =
+        r.choice("fsLayout", "auto", Set.of("auto", "shared", "dedicated", "split"));
     FsLayout layout = layoutText.equals("auto") ? null : FsLayout.fromKey(layoutText).orElseThrow();
     Path kubeletConfig = r.path("kubeletConfig", null);
     if (kubeletConfig != null && eviction != null) {
-      throw new ConfigException(r.at("kubeletConfig") + ": give either kubeletConfig or eviction, not both");
+      throw new ConfigException(
+          r.at("kubeletConfig") + ": give either kubeletConfig or eviction, not both");
     }
     Path rules = r.path("rules", null);
     String sha = r.string("rulesSha256", null);
     if (sha != null && !sha.matches("[0-9a-f]{64}")) {
-      throw new ConfigException(r.at("rulesSha256") + ": expected 64 lowercase hex digits, found \"" + sha + "\"");
+      throw new ConfigException(
+          r.at("rulesSha256") + ": expected 64 lowercase hex digits, found \"" + sha + "\"");
     }
     Path podsFile = r.path("podsFile", null);
     if (podsFile != null && !standalone) {
-      throw new ConfigException(r.at("podsFile") + ": pods come from a file only in standalone mode");
+      throw new ConfigException(
+          r.at("podsFile") + ": pods come from a file only in standalone mode");
     }
     Duration interval = r.duration("interval", Duration.ofSeconds(10));
     if (interval.compareTo(Duration.ofMillis(100)) < 0) {
-      throw new ConfigException(r.at("interval") + ": must be at least 100ms: " + GoDuration.format(interval));
+      throw new ConfigException(
+          r.at("interval") + ": must be at least 100ms: " + GoDuration.format(interval));
     }
     Duration cleanup = r.duration("podCleanupTimeout", Duration.ofSeconds(30));
     if (cleanup.isNegative()) {
@@ -194,7 +208,8 @@ public record AgentConfig(
     HttpEndpoints.parse(address);
     String kubeletUrl = r.string("kubeletUrl", null);
     if (kubeletUrl != null && !kubeletUrl.matches("https?://[^\\s]+")) {
-      throw new ConfigException(r.at("kubeletUrl") + ": expected an http(s) URL, found \"" + kubeletUrl + "\"");
+      throw new ConfigException(
+          r.at("kubeletUrl") + ": expected an http(s) URL, found \"" + kubeletUrl + "\"");
     }
     return new AgentConfig(
         nodeName,
@@ -273,7 +288,13 @@ public record AgentConfig(
     String choice(String key, String dflt, Set<String> allowed) {
       String s = string(key, dflt);
       if (!allowed.contains(s)) {
-        throw new ConfigException(at(key) + ": unknown value \"" + s + "\" (expected one of " + new java.util.TreeSet<>(allowed) + ")");
+        throw new ConfigException(
+            at(key)
+                + ": unknown value \""
+                + s
+                + "\" (expected one of "
+                + new java.util.TreeSet<>(allowed)
+                + ")");
       }
       return s;
     }

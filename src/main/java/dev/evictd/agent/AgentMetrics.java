@@ -22,10 +22,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /** The agent's Prometheus metrics. */
 public final class AgentMetrics {
-  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Clock clock;
   private final Map<Signal, AtomicLong> thresholdsMet = new EnumMap<>(Signal.class);
-  private final Map<NodeConditionType, AtomicLong> conditions = new EnumMap<>(NodeConditionType.class);
+  private final Map<NodeConditionType, AtomicLong> conditions =
+      new EnumMap<>(NodeConditionType.class);
   private final AtomicReference<Instant> lastStats = new AtomicReference<>();
   private final Map<String, AtomicLong> rulesInfo = new ConcurrentHashMap<>();
   private final Timer syncDuration;
@@ -76,7 +78,11 @@ public final class AgentMetrics {
 
   /** A sync ended: ok, failed (rules), or skipped (no statistics). */
   public void sync(String result, Duration total, Duration rules) {
-    Counter.builder("evictd_syncs_total").description("Syncs by result").tag("result", result).register(registry).increment();
+    Counter.builder("evictd_syncs_total")
+        .description("Syncs by result")
+        .tag("result", result)
+        .register(registry)
+        .increment();
     syncDuration.record(total);
     if (rules != null) {
       rulesDuration.record(rules);
@@ -90,7 +96,10 @@ public final class AgentMetrics {
 
   /** Statistics could not be read. */
   public void statsFailed() {
-    Counter.builder("evictd_stats_failures_total").description("Failed statistics reads").register(registry).increment();
+    Counter.builder("evictd_stats_failures_total")
+        .description("Failed statistics reads")
+        .register(registry)
+        .increment();
   }
 
   /** What a plan says about thresholds and conditions. */
@@ -118,7 +127,11 @@ public final class AgentMetrics {
 
   /** A notifier reported an event. */
   public void notifierEvent(String source) {
-    Counter.builder("evictd_notifier_events_total").description("Kernel notifier events").tag("source", source).register(registry).increment();
+    Counter.builder("evictd_notifier_events_total")
+        .description("Kernel notifier events")
+        .tag("source", source)
+        .register(registry)
+        .increment();
   }
 
   /** A rule set was (re)loaded, or a reload failed. */
@@ -133,16 +146,17 @@ public final class AgentMetrics {
   /** The active rule set (a gauge of 1 labelled with its SHA-256). */
   public void activeRules(String sha256) {
     rulesInfo.forEach((k, v) -> v.set(0));
-    AtomicLong v = rulesInfo.computeIfAbsent(
-        sha256,
-        k -> {
-          AtomicLong g = new AtomicLong();
-          Gauge.builder("evictd_rules_info", g, AtomicLong::get)
-              .description("The active rule set (1), labelled with its SHA-256")
-              .tag("sha256", k)
-              .register(registry);
-          return g;
-        });
+    AtomicLong v =
+        rulesInfo.computeIfAbsent(
+            sha256,
+            k -> {
+              AtomicLong g = new AtomicLong();
+              Gauge.builder("evictd_rules_info", g, AtomicLong::get)
+                  .description("The active rule set (1), labelled with its SHA-256")
+                  .tag("sha256", k)
+                  .register(registry);
+              return g;
+            });
     v.set(1);
   }
 

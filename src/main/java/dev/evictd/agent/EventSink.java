@@ -2,7 +2,9 @@ package dev.evictd.agent;
 
 import dev.evictd.api.EvictionDecision;
 
-/** Records Kubernetes events about evictions; a no-op sink is used in dry-run and standalone mode. */
+/**
+ * Records Kubernetes events about evictions; a no-op sink is used in dry-run and standalone mode.
+ */
 public interface EventSink {
   /** Records the Evicted event on the pod, with the decision's message and annotations. */
   void podEvicted(EvictionDecision decision);

@@ -33,10 +33,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's loop: a sync every interval and at once on notifier events (bursts coalesced into one sync). Each
- * sync reads statistics and pods, runs the planner, carries out its decisions and records what happened. After an
- * eviction it waits for the pod to go, as the kubelet does — but an urgent trigger (a kernel threshold or pressure
- * event) ends the wait at once, so a slow soft eviction never delays the reaction to a hard threshold.
+ * The agent's loop: a sync every interval and at once on notifier events (bursts coalesced into one
+ * sync). Each sync reads statistics and pods, runs the planner, carries out its decisions and
+ * records what happened. After an eviction it waits for the pod to go, as the kubelet does — but an
+ * urgent trigger (a kernel threshold or pressure event) ends the wait at once, so a slow soft
+ * eviction never delays the reaction to a hard threshold.
  */
 public final class EvictionManager implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EvictionManager.class);
@@ -99,9 +100,12 @@ public final class EvictionManager implements AutoCloseable {
     metrics.activeRules(rulesSha256);
   }
 
-  private final List<java.util.function.BiConsumer<Summary, EvictionPlan>> syncListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<java.util.function.BiConsumer<Summary, EvictionPlan>> syncListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  /** Calls {@code listener} after each sync that read statistics (e.g. to move memcg thresholds). */
+  /**
+   * Calls {@code listener} after each sync that read statistics (e.g. to move memcg thresholds).
+   */
   public void addSyncListener(java.util.function.BiConsumer<Summary, EvictionPlan> listener) {
     syncListeners.add(listener);
   }
@@ -126,7 +130,10 @@ public final class EvictionManager implements AutoCloseable {
     triggers.offer(new Trigger(reason, urgent));
   }
 
-  /** An event (e.g. a memcg threshold crossing) for the rules to see in the next sync, which it triggers at once. */
+  /**
+   * An event (e.g. a memcg threshold crossing) for the rules to see in the next sync, which it
+   * triggers at once.
+   */
   public void event(Object fact, String source, boolean urgent) {
     pendingFacts.add(fact);
     metrics.notifierEvent(source);
@@ -146,7 +153,8 @@ public final class EvictionManager implements AutoCloseable {
 
   /** Whether the loop is alive and turning. */
   public boolean healthy() {
-    Duration allowed = settings.interval().multipliedBy(3).plus(settings.podCleanupTimeout()).plusSeconds(30);
+    Duration allowed =
+        settings.interval().multipliedBy(3).plus(settings.podCleanupTimeout()).plusSeconds(30);
     return running && Duration.between(lastBeat, clock.instant()).compareTo(allowed) < 0;
   }
 
@@ -303,7 +311,14 @@ public final class EvictionManager implements AutoCloseable {
             : d.method() == EvictionMethod.DEFAULT ? settings.defaultMethod() : d.method();
     EvictionDecision resolved =
         new EvictionDecision(
-            d.pod(), d.kind(), d.signal(), d.gracePeriodSeconds(), d.message(), d.annotations(), method, d.rules());
+            d.pod(),
+            d.kind(),
+            d.signal(),
+            d.gracePeriodSeconds(),
+            d.message(),
+            d.annotations(),
+            method,
+            d.rules());
     EvictionOutcome outcome;
     if (method == EvictionMethod.DRY_RUN) {
       outcome = EvictionOutcome.DRY_RUN;
@@ -334,14 +349,15 @@ public final class EvictionManager implements AutoCloseable {
       }
     }
     metrics.eviction(d, method, outcome);
-    EvictionAttempt attempt = new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant());
+    EvictionAttempt attempt =
+        new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant());
     planner.recordAttempt(attempt);
     return attempt;
   }
 
   /**
-   * Waits (up to the pod cleanup timeout) for evicted pods to leave the node, as the kubelet does; an urgent
-   * trigger ends the wait at once and is kept for the next sync.
+   * Waits (up to the pod cleanup timeout) for evicted pods to leave the node, as the kubelet does;
+   * an urgent trigger ends the wait at once and is kept for the next sync.
    */
   private void waitForEvictedPods(SyncResult r) throws InterruptedException {
     List<String> uids =
@@ -367,7 +383,9 @@ public final class EvictionManager implements AutoCloseable {
         }
       }
       if (allGone) {
-        LOG.info("evicted pods cleaned up: {}", r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
+        LOG.info(
+            "evicted pods cleaned up: {}",
+            r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
         return;
       }
       Trigger t = triggers.poll(1, TimeUnit.SECONDS);
@@ -391,11 +409,18 @@ public final class EvictionManager implements AutoCloseable {
                     + " "
                     + o.availableQuantity()
                     + "/"
-                    + Quantity.of(o.capacity(), o.signal().binaryUnits() ? Quantity.Format.BINARY_SI : Quantity.Format.DECIMAL_SI))
+                    + Quantity.of(
+                        o.capacity(),
+                        o.signal().binaryUnits()
+                            ? Quantity.Format.BINARY_SI
+                            : Quantity.Format.DECIMAL_SI))
         .collect(Collectors.joining(", "));
   }
 
-  /** Stops the loop; an eviction in flight finishes (its API call is bounded by the executor's timeouts). */
+  /**
+   * Stops the loop; an eviction in flight finishes (its API call is bounded by the executor's
+   * timeouts).
+   */
   @Override
   public void close() {
     Thread t;

@@ -11,7 +11,10 @@ import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** Serves {@code /metrics} (Prometheus), {@code /healthz} and {@code /readyz} on one address (localhost by default). */
+/**
+ * Serves {@code /metrics} (Prometheus), {@code /healthz} and {@code /readyz} on one address
+ * (localhost by default).
+ */
 public final class HttpEndpoints implements AutoCloseable {
   private final HttpServer server;
 
@@ -21,26 +24,42 @@ public final class HttpEndpoints implements AutoCloseable {
    * @param address {@code HOST:PORT}; port 0 picks a free one
    */
   public HttpEndpoints(
-      String address, Supplier<String> metrics, BooleanSupplier healthy, BooleanSupplier ready, Supplier<String> readyBody) {
+      String address,
+      Supplier<String> metrics,
+      BooleanSupplier healthy,
+      BooleanSupplier ready,
+      Supplier<String> readyBody) {
     InetSocketAddress addr = parse(address);
     try {
       server = HttpServer.create(addr, 16);
     } catch (IOException e) {
-      throw new ConfigException("--metrics-address " + address + ": cannot listen: " + e.getMessage());
+      throw new ConfigException(
+          "--metrics-address " + address + ": cannot listen: " + e.getMessage());
     }
-    server.setExecutor(Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "evictd-http");
-      t.setDaemon(true);
-      return t;
-    }));
-    server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()));
+    server.setExecutor(
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "evictd-http");
+              t.setDaemon(true);
+              return t;
+            }));
     server.createContext(
-        "/healthz", ex -> respond(ex, healthy.getAsBoolean() ? 200 : 503, "text/plain", healthy.getAsBoolean() ? "ok\n" : "unhealthy\n"));
+        "/metrics",
+        ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()));
+    server.createContext(
+        "/healthz",
+        ex ->
+            respond(
+                ex,
+                healthy.getAsBoolean() ? 200 : 503,
+                "text/plain",
+                healthy.getAsBoolean() ? "ok\n" : "unhealthy\n"));
     server.createContext(
         "/readyz",
         ex -> {
           boolean ok = ready.getAsBoolean();
-          respond(ex, ok ? 200 : 503, "text/plain", (ok ? "ready\n" : "not ready\n") + readyBody.get());
+          respond(
+              ex, ok ? 200 : 503, "text/plain", (ok ? "ready\n" : "not ready\n") + readyBody.get());
         });
     server.start();
   }
@@ -71,7 +90,8 @@ public final class HttpEndpoints implements AutoCloseable {
     return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
   }
 
-  private static void respond(HttpExchange ex, int code, String type, String body) throws IOException {
+  private static void respond(HttpExchange ex, int code, String type, String body)
+      throws IOException {
     try (ex) {
       if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
         ex.sendResponseHeaders(405, -1);

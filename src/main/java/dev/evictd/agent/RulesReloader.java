@@ -18,9 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches a rules directory and compiles a changed rule set off the hot path. A set that compiles is handed over to
- * be swapped in at the next sync boundary; one that does not is logged (file:line) and counted, and the running
- * rules stay. ConfigMap updates (an atomic symlink swap) are seen as changes of the directory.
+ * Watches a rules directory and compiles a changed rule set off the hot path. A set that compiles
+ * is handed over to be swapped in at the next sync boundary; one that does not is logged
+ * (file:line) and counted, and the running rules stay. ConfigMap updates (an atomic symlink swap)
+ * are seen as changes of the directory.
  */
 public final class RulesReloader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RulesReloader.class);
@@ -56,7 +57,8 @@ public final class RulesReloader implements AutoCloseable {
           StandardWatchEventKinds.ENTRY_MODIFY,
           StandardWatchEventKinds.ENTRY_DELETE);
     } catch (IOException e) {
-      throw new dev.evictd.api.RulesException(dir + ": cannot watch for rule changes: " + e.getMessage());
+      throw new dev.evictd.api.RulesException(
+          dir + ": cannot watch for rule changes: " + e.getMessage());
     }
     thread = new Thread(this::run, "evictd-rules-reload");
     thread.setDaemon(true);
@@ -72,7 +74,8 @@ public final class RulesReloader implements AutoCloseable {
         }
         key.pollEvents();
         key.reset();
-        // let an editor or a ConfigMap update finish writing, then take everything that changed at once
+        // let an editor or a ConfigMap update finish writing, then take everything that changed at
+        // once
         Thread.sleep(debounce.toMillis());
         WatchKey more;
         while ((more = watcher.poll()) != null) {
@@ -88,7 +91,10 @@ public final class RulesReloader implements AutoCloseable {
     }
   }
 
-  /** Compiles the directory now; hands a changed, valid rule set over. Returns true when a new set was loaded. */
+  /**
+   * Compiles the directory now; hands a changed, valid rule set over. Returns true when a new set
+   * was loaded.
+   */
   public boolean reload() {
     RuleSet rs;
     try {

@@ -2,7 +2,10 @@ package dev.evictd.api;
 
 import java.time.Instant;
 
-/** Planner state kept across syncs: the last time a node condition's thresholds were observed active. */
+/**
+ * Planner state kept across syncs: the last time a node condition's thresholds were observed
+ * active.
+ */
 public final class ConditionState {
   private final NodeConditionType type;
   private Instant lastObservedAt;

@@ -1,12 +1,13 @@
 package dev.evictd.api;
 
 /**
- * The one unchecked exception root of evictd; the CLI maps subtypes to exit codes and one-line messages.
+ * The one unchecked exception root of evictd; the CLI maps subtypes to exit codes and one-line
+ * messages.
  *
- * <p>Messages about input are kept to one line of bounded length whatever they quote: control characters (a newline
- * in a quoted value) are escaped, and a message past {@value #MAX_MESSAGE} characters (an enormous value echoed back)
- * keeps its head, where the file and line are, and its tail. Rule set errors list one problem per line and keep them
- * (see {@link RulesException}).
+ * <p>Messages about input are kept to one line of bounded length whatever they quote: control
+ * characters (a newline in a quoted value) are escaped, and a message past {@value #MAX_MESSAGE}
+ * characters (an enormous value echoed back) keeps its head, where the file and line are, and its
+ * tail. Rule set errors list one problem per line and keep them (see {@link RulesException}).
  */
 public class EvictdException extends RuntimeException {
   /** The longest message kept whole. */
@@ -20,7 +21,10 @@ public class EvictdException extends RuntimeException {
     super(oneLine(message), cause);
   }
 
-  /** A message kept as written when {@code keepLines} (one problem per line), else made one bounded line. */
+  /**
+   * A message kept as written when {@code keepLines} (one problem per line), else made one bounded
+   * line.
+   */
   protected EvictdException(String message, Throwable cause, boolean keepLines) {
     super(keepLines ? message : oneLine(message), cause);
   }

@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The node's eviction configuration after the kubelet's defaulting and validation: the facts the planner's
- * session is built on.
+ * The node's eviction configuration after the kubelet's defaulting and validation: the facts the
+ * planner's session is built on.
  *
  * @param nodeName the node's name
  * @param fsLayout the filesystem layout
  * @param thresholds every threshold, in configuration order
- * @param pressureTransitionPeriod how long a condition stays reported after the last time a threshold was met
+ * @param pressureTransitionPeriod how long a condition stays reported after the last time a
+ *     threshold was met
  * @param maxPodGracePeriodSeconds the grace period for soft evictions (capped by the pod's own)
  * @param localStorageCapacityIsolation whether local-storage limits are enforced
  * @param warnings non-fatal findings (e.g. a containerfs threshold that was replaced)

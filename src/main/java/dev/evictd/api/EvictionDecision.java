@@ -8,12 +8,12 @@ import java.util.Map;
  *
  * @param pod the pod
  * @param kind pressure (a threshold was met) or local storage (a pod exceeded a storage limit)
- * @param signal the signal acted on, or the local-storage limit ({@code emptydirfs.limit}, {@code ephemeralpodfs.limit},
- *     {@code ephemeralcontainerfs.limit})
+ * @param signal the signal acted on, or the local-storage limit ({@code emptydirfs.limit}, {@code
+ *     ephemeralpodfs.limit}, {@code ephemeralcontainerfs.limit})
  * @param gracePeriodSeconds the termination grace period to use
  * @param message the kubelet-format message recorded on the pod and in its Evicted event
- * @param annotations the Evicted event's annotations (offending_containers, offending_containers_usage,
- *     starved_resource), empty when the kubelet sets none
+ * @param annotations the Evicted event's annotations (offending_containers,
+ *     offending_containers_usage, starved_resource), empty when the kubelet sets none
  * @param method how to carry it out ({@link EvictionMethod#DEFAULT}: the agent's configured method)
  * @param rules the rules whose firing produced the decision, the deciding rule first
  */
@@ -25,7 +25,8 @@ public record EvictionDecision(
     String message,
     Map<String, String> annotations,
     EvictionMethod method,
-    List<String> rules) implements PerSyncFact {
+    List<String> rules)
+    implements PerSyncFact {
 
   /** Why a pod is evicted. */
   public enum Kind {

@@ -4,11 +4,17 @@ package dev.evictd.api;
 public enum EvictionMethod {
   /** The agent's configured default method. */
   DEFAULT,
-  /** Mark the pod with a DisruptionTarget condition, then delete it with the decision's grace period. */
+  /**
+   * Mark the pod with a DisruptionTarget condition, then delete it with the decision's grace
+   * period.
+   */
   DELETE,
   /** Post a policy/v1 Eviction, which honours PodDisruptionBudgets. */
   EVICT,
-  /** Signal the pod's processes through its cgroup: the local last resort when the API is unreachable. */
+  /**
+   * Signal the pod's processes through its cgroup: the local last resort when the API is
+   * unreachable.
+   */
   KILL,
   /** Record and log only. */
   DRY_RUN

@@ -4,22 +4,25 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The outcome of one sync: what was observed, which thresholds are met, the node conditions, the signal acted on,
- * the ranking and the decisions, with the rules that fired. A failed sync carries its failure and no decisions.
+ * The outcome of one sync: what was observed, which thresholds are met, the node conditions, the
+ * signal acted on, the ranking and the decisions, with the rules that fired. A failed sync carries
+ * its failure and no decisions.
  *
  * @param seq the sync's sequence number (1 for the first)
  * @param now the sync's time
  * @param observations the signals observed
  * @param thresholds every configured threshold and its state in this sync
- * @param conditions the node conditions reported True, in MemoryPressure, DiskPressure, PIDPressure order
+ * @param conditions the node conditions reported True, in MemoryPressure, DiskPressure, PIDPressure
+ *     order
  * @param signal the signal acted on, or null
  * @param reclaimed the node-level reclaim actions run, in order
  * @param reclaimResolved whether node-level reclaim freed enough to skip eviction
- * @param ranking the active pods in rank order for the signal acted on (empty when no ranking was needed)
+ * @param ranking the active pods in rank order for the signal acted on (empty when no ranking was
+ *     needed)
  * @param decisions the pods to evict, in order
  * @param firings the rules that fired, in order
- * @param decisionTrace for each decided pod (by uid): the firings behind the decision, the deciding rule first, with
- *     the facts each matched
+ * @param decisionTrace for each decided pod (by uid): the firings behind the decision, the deciding
+ *     rule first, with the facts each matched
  * @param warnings non-fatal findings of this sync
  * @param failure why the sync failed (a rule threw, ran away or exceeded its time budget), or null
  */

@@ -2,7 +2,10 @@ package dev.evictd.api;
 
 import java.util.Optional;
 
-/** How the node's filesystems are laid out, which decides containerfs thresholds, disk ranking and reclaim. */
+/**
+ * How the node's filesystems are laid out, which decides containerfs thresholds, disk ranking and
+ * reclaim.
+ */
 public enum FsLayout {
   /** One filesystem: images, container layers, logs and volumes all on nodefs. */
   SHARED("shared"),

@@ -3,11 +3,12 @@ package dev.evictd.api;
 import java.time.Instant;
 
 /**
- * What the node's statistics say about one signal in this sync: the available amount and the capacity it is a part
- * of (bytes for memory and disk space, counts for inodes and PIDs). Signals without the needed statistics have no
- * observation, never a zero one.
+ * What the node's statistics say about one signal in this sync: the available amount and the
+ * capacity it is a part of (bytes for memory and disk space, counts for inodes and PIDs). Signals
+ * without the needed statistics have no observation, never a zero one.
  *
- * @param time when the statistics were collected, or null when the source gives no time (always fresh)
+ * @param time when the statistics were collected, or null when the source gives no time (always
+ *     fresh)
  */
 public record Observation(Signal signal, long available, long capacity, Instant time) {
 
@@ -18,8 +19,8 @@ public record Observation(Signal signal, long available, long capacity, Instant 
   }
 
   /**
-   * Whether these statistics are newer than a previous observation at {@code last}: the kubelet acts only on
-   * updated statistics. Statistics without a time are always new.
+   * Whether these statistics are newer than a previous observation at {@code last}: the kubelet
+   * acts only on updated statistics. Statistics without a time are always new.
    */
   public boolean isNewerThan(Instant last) {
     return time == null || last == null || time.isAfter(last);

@@ -5,29 +5,36 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An active pod of the node, with what eviction needs from its spec computed as Kubernetes computes it. The fabric8
- * {@link Pod} is available to rules as {@code pod} for anything else (labels, owners, annotations).
+ * An active pod of the node, with what eviction needs from its spec computed as Kubernetes computes
+ * it. The fabric8 {@link Pod} is available to rules as {@code pod} for anything else (labels,
+ * owners, annotations).
  *
  * @param uid the pod's uid (stats are matched by it)
  * @param namespace the namespace
  * @param name the name
  * @param position the pod's index in the active pod list: equal rank keys keep this order
  * @param priority spec.priority, 0 when unset
- * @param staticPod whether the pod comes from a file or URL source (annotation kubernetes.io/config.source != api)
- * @param mirrorPod whether the pod is the mirror of a static pod (annotation kubernetes.io/config.mirror)
+ * @param staticPod whether the pod comes from a file or URL source (annotation
+ *     kubernetes.io/config.source != api)
+ * @param mirrorPod whether the pod is the mirror of a static pod (annotation
+ *     kubernetes.io/config.mirror)
  * @param critical static, mirror, or priority of at least 2000000000 (system critical)
  * @param qosClass Guaranteed, Burstable or BestEffort
  * @param memoryRequest the pod's effective memory request (0 when none)
  * @param ephemeralStorageRequest the pod's effective ephemeral-storage request (0 when none)
  * @param inodesRequest the pod's effective request of the resource named "inodes" (0 when none)
  * @param terminationGracePeriodSeconds spec.terminationGracePeriodSeconds, null when unset
- * @param localVolumes the names of the pod's volumes that use local node storage (hostPath, emptyDir on disk...)
+ * @param localVolumes the names of the pod's volumes that use local node storage (hostPath,
+ *     emptyDir on disk...)
  * @param emptyDirLimits emptyDir volumes with a positive size limit, in spec order
- * @param podEphemeralStorageLimit the pod's effective ephemeral-storage limit, null when no container sets one
- * @param containerEphemeralStorageLimits non-zero ephemeral-storage limits of regular containers by name, spec order
+ * @param podEphemeralStorageLimit the pod's effective ephemeral-storage limit, null when no
+ *     container sets one
+ * @param containerEphemeralStorageLimits non-zero ephemeral-storage limits of regular containers by
+ *     name, spec order
  * @param labels metadata.labels
  * @param owners metadata.ownerReferences
- * @param controllerUid the uid of the owner reference marked as controller (e.g. the ReplicaSet), or null
+ * @param controllerUid the uid of the owner reference marked as controller (e.g. the ReplicaSet),
+ *     or null
  * @param pod the pod object itself
  */
 public record PodFact(

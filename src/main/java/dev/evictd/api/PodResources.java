@@ -15,23 +15,26 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Side-effect-free pod resource helpers, reproducing exactly how the kubelet computes them (newest upstream sources,
- * today's feature-gate defaults: PodLevelResources on, sidecar containers on, no in-place-resize status resources):
+ * Side-effect-free pod resource helpers, reproducing exactly how the kubelet computes them (newest
+ * upstream sources, today's feature-gate defaults: PodLevelResources on, sidecar containers on, no
+ * in-place-resize status resources):
  *
  * <ul>
- *   <li>{@code k8s.io/component-helpers/resource} {@code PodRequests}/{@code PodLimits} and
- *       {@code IsPodLevelResourcesSet}/{@code IsPodLevelRequestsSet};
+ *   <li>{@code k8s.io/component-helpers/resource} {@code PodRequests}/{@code PodLimits} and {@code
+ *       IsPodLevelResourcesSet}/{@code IsPodLevelRequestsSet};
  *   <li>{@code pkg/api/v1/resource.GetResourceRequestQuantity};
  *   <li>{@code pkg/apis/core/v1/helper/qos} {@code ComputePodQOS}/{@code GetPodQOS};
  *   <li>{@code pkg/kubelet/types} {@code IsStaticPod}/{@code IsMirrorPod}/{@code IsCriticalPod};
- *   <li>{@code pkg/kubelet/eviction} {@code localVolumeNames} with {@code pkg/volume/util.IsLocalEphemeralVolume}.
+ *   <li>{@code pkg/kubelet/eviction} {@code localVolumeNames} with {@code
+ *       pkg/volume/util.IsLocalEphemeralVolume}.
  * </ul>
  *
- * <p>Quantities are read from fabric8's text ({@code amount + format}) with {@link Quantity#parse}, after Go's
- * {@code strings.TrimSpace} as Go's {@code UnmarshalJSON} does; a malformed one raises {@link ConfigException} naming
- * the pod, the container, the field and the text. Every resource list a function reads is converted whole, as Go
- * decodes the whole pod before any of these functions could run. A JSON {@code null} entry counts as present with a
- * zero value, as Go decodes it (Go's zero carries an empty format; here it is {@link Quantity#ZERO}). Missing spec,
+ * <p>Quantities are read from fabric8's text ({@code amount + format}) with {@link Quantity#parse},
+ * after Go's {@code strings.TrimSpace} as Go's {@code UnmarshalJSON} does; a malformed one raises
+ * {@link ConfigException} naming the pod, the container, the field and the text. Every resource
+ * list a function reads is converted whole, as Go decodes the whole pod before any of these
+ * functions could run. A JSON {@code null} entry counts as present with a zero value, as Go decodes
+ * it (Go's zero carries an empty format; here it is {@link Quantity#ZERO}). Missing spec,
  * containers, resources and maps read as empty.
  */
 public final class PodResources {
@@ -84,7 +87,9 @@ public final class PodResources {
   public static Quantity requestQuantity(Pod pod, String resourceName) {
     Quantity request =
         Quantity.zero(
-            MEMORY.equals(resourceName) || STORAGE.equals(resourceName) || EPHEMERAL_STORAGE.equals(resourceName)
+            MEMORY.equals(resourceName)
+                    || STORAGE.equals(resourceName)
+                    || EPHEMERAL_STORAGE.equals(resourceName)
                 ? Quantity.Format.BINARY_SI
                 : Quantity.Format.DECIMAL_SI);
     Map<String, Quantity> reqs = podRequests(pod);
@@ -103,20 +108,25 @@ public final class PodResources {
   }
 
   /**
-   * Go {@code PodRequests(pod, PodResourcesOptions{SkipContainerLevelResources: IsPodLevelResourcesSet(pod),
-   * ExcludeOverhead: true})}, the map {@link #requestQuantity} reads.
+   * Go {@code PodRequests(pod, PodResourcesOptions{SkipContainerLevelResources:
+   * IsPodLevelResourcesSet(pod), ExcludeOverhead: true})}, the map {@link #requestQuantity} reads.
    */
   public static Map<String, Quantity> podRequests(Pod pod) {
-    // Container-level requests are read (and so validated) even when skipped: Go decodes the whole pod first.
+    // Container-level requests are read (and so validated) even when skipped: Go decodes the whole
+    // pod first.
     Map<String, Quantity> containerLevel = aggregate(pod, true);
-    Map<String, Quantity> reqs = isPodLevelResourcesSet(pod) ? new LinkedHashMap<>() : containerLevel;
+    Map<String, Quantity> reqs =
+        isPodLevelResourcesSet(pod) ? new LinkedHashMap<>() : containerLevel;
     if (isPodLevelRequestsSet(pod)) {
       applyPodLevelResources(reqs, podLevel(pod, true));
     }
     return sorted(reqs);
   }
 
-  /** Go {@code PodLimits(pod, PodResourcesOptions{})}: which names are present ("found") matches Go exactly. */
+  /**
+   * Go {@code PodLimits(pod, PodResourcesOptions{})}: which names are present ("found") matches Go
+   * exactly.
+   */
   public static Map<String, Quantity> podLimits(Pod pod) {
     Map<String, Quantity> limits = aggregate(pod, false);
     if (isPodLevelResourcesSet(pod)) {
@@ -139,22 +149,31 @@ public final class PodResources {
     return resourceList(c, false, containerContext(null, c, false)).get(resourceName);
   }
 
-  /** The container's request for {@code resourceName}; Go's zero quantity ({@link Quantity#ZERO}) when absent. */
+  /**
+   * The container's request for {@code resourceName}; Go's zero quantity ({@link Quantity#ZERO})
+   * when absent.
+   */
   public static Quantity containerRequest(Container c, String resourceName) {
     Quantity q = resourceList(c, true, containerContext(null, c, false)).get(resourceName);
     return q != null ? q : Quantity.ZERO;
   }
 
-  /** Go {@code IsPodLevelResourcesSet}: pod-level requests or limits name cpu, memory or a hugepages resource. */
+  /**
+   * Go {@code IsPodLevelResourcesSet}: pod-level requests or limits name cpu, memory or a hugepages
+   * resource.
+   */
   public static boolean isPodLevelResourcesSet(Pod pod) {
     ResourceRequirements r = podResources(pod);
     if (r == null) {
       return false;
     }
-    return hasSupportedPodLevelResource(r.getRequests()) || hasSupportedPodLevelResource(r.getLimits());
+    return hasSupportedPodLevelResource(r.getRequests())
+        || hasSupportedPodLevelResource(r.getLimits());
   }
 
-  /** Go {@code IsPodLevelRequestsSet}: pod-level requests name cpu, memory or a hugepages resource. */
+  /**
+   * Go {@code IsPodLevelRequestsSet}: pod-level requests name cpu, memory or a hugepages resource.
+   */
   public static boolean isPodLevelRequestsSet(Pod pod) {
     ResourceRequirements r = podResources(pod);
     return r != null && hasSupportedPodLevelResource(r.getRequests());
@@ -162,7 +181,9 @@ public final class PodResources {
 
   /** Go {@code IsSupportedPodLevelResource}: cpu, memory or {@code hugepages-*}. */
   public static boolean isSupportedPodLevelResource(String name) {
-    return CPU.equals(name) || MEMORY.equals(name) || (name != null && name.startsWith(HUGEPAGES_PREFIX));
+    return CPU.equals(name)
+        || MEMORY.equals(name)
+        || (name != null && name.startsWith(HUGEPAGES_PREFIX));
   }
 
   private static boolean hasSupportedPodLevelResource(Map<String, ?> list) {
@@ -178,7 +199,8 @@ public final class PodResources {
   }
 
   /** Go {@code applyPodLevelResources}: supported pod-level values replace the aggregated ones. */
-  private static void applyPodLevelResources(Map<String, Quantity> result, Map<String, Quantity> podLevel) {
+  private static void applyPodLevelResources(
+      Map<String, Quantity> result, Map<String, Quantity> podLevel) {
     for (Map.Entry<String, Quantity> e : podLevel.entrySet()) {
       if (isSupportedPodLevelResource(e.getKey())) {
         result.put(e.getKey(), e.getValue());
@@ -186,7 +208,10 @@ public final class PodResources {
     }
   }
 
-  /** Go {@code aggregateContainerResourcesByFn} over the spec requests or limits (KEP-753 sidecar formula). */
+  /**
+   * Go {@code aggregateContainerResourcesByFn} over the spec requests or limits (KEP-753 sidecar
+   * formula).
+   */
   private static Map<String, Quantity> aggregate(Pod pod, boolean requests) {
     Map<String, Quantity> result = new LinkedHashMap<>();
     for (Container c : containers(pod, false)) {
@@ -217,7 +242,10 @@ public final class PodResources {
     return c != null && RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy());
   }
 
-  /** Go {@code addResourceList}: the first value is copied (keeping its format and text), later ones are added. */
+  /**
+   * Go {@code addResourceList}: the first value is copied (keeping its format and text), later ones
+   * are added.
+   */
   private static void addResourceList(Map<String, Quantity> list, Map<String, Quantity> newList) {
     for (Map.Entry<String, Quantity> e : newList.entrySet()) {
       Quantity value = list.get(e.getKey());
@@ -244,8 +272,9 @@ public final class PodResources {
   // ---------------------------------------------------------------------------------------------------------------
 
   /**
-   * Go {@code ComputePodQOS} (newest): pod-level resources decide when {@code spec.resources} is present, else each
-   * init and regular container is classified on cpu and memory and the classes combine.
+   * Go {@code ComputePodQOS} (newest): pod-level resources decide when {@code spec.resources} is
+   * present, else each init and regular container is classified on cpu and memory and the classes
+   * combine.
    */
   public static String qosClass(Pod pod) {
     PodSpec spec = pod == null ? null : pod.getSpec();
@@ -256,7 +285,9 @@ public final class PodResources {
     for (boolean init : new boolean[] {true, false}) {
       for (Container c : containers(pod, init)) {
         String context = containerContext(pod, c, init);
-        String qos = resourceQos(c.getResources(), resourceList(c, true, context), resourceList(c, false, context));
+        String qos =
+            resourceQos(
+                c.getResources(), resourceList(c, true, context), resourceList(c, false, context));
         if (BURSTABLE.equals(qos)) {
           return qos; // any Burstable container makes the pod Burstable
         } else if (podQos == null) {
@@ -278,7 +309,10 @@ public final class PodResources {
     return qosClass(pod);
   }
 
-  /** Go {@code resourceQOS}: the class of one set of resource requirements, judged on cpu and memory. */
+  /**
+   * Go {@code resourceQOS}: the class of one set of resource requirements, judged on cpu and
+   * memory.
+   */
   private static String resourceQos(
       ResourceRequirements raw, Map<String, Quantity> requests, Map<String, Quantity> limits) {
     int declared = raw == null ? 0 : size(raw.getRequests()) + size(raw.getLimits());
@@ -332,7 +366,9 @@ public final class PodResources {
       return true;
     }
     PodSpec spec = pod == null ? null : pod.getSpec();
-    return spec != null && spec.getPriority() != null && spec.getPriority() >= SYSTEM_CRITICAL_PRIORITY;
+    return spec != null
+        && spec.getPriority() != null
+        && spec.getPriority() >= SYSTEM_CRITICAL_PRIORITY;
   }
 
   /** Go {@code corev1helpers.PodPriority}: {@code spec.priority}, 0 when unset. */
@@ -350,7 +386,10 @@ public final class PodResources {
   // Volumes
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** Go eviction {@code localVolumeNames}: names of hostPath volumes and local ephemeral volumes, in spec order. */
+  /**
+   * Go eviction {@code localVolumeNames}: names of hostPath volumes and local ephemeral volumes, in
+   * spec order.
+   */
   public static List<String> localVolumeNames(Pod pod) {
     PodSpec spec = pod == null ? null : pod.getSpec();
     List<String> result = new ArrayList<>();
@@ -365,7 +404,10 @@ public final class PodResources {
     return Collections.unmodifiableList(result);
   }
 
-  /** Go {@code IsLocalEphemeralVolume}: gitRepo, configMap, or emptyDir on the default (disk) medium. */
+  /**
+   * Go {@code IsLocalEphemeralVolume}: gitRepo, configMap, or emptyDir on the default (disk)
+   * medium.
+   */
   public static boolean isLocalEphemeralVolume(Volume v) {
     if (v == null) {
       return false;
@@ -386,7 +428,8 @@ public final class PodResources {
 
   private static List<Container> containers(Pod pod, boolean init) {
     PodSpec spec = pod == null ? null : pod.getSpec();
-    List<Container> list = spec == null ? null : (init ? spec.getInitContainers() : spec.getContainers());
+    List<Container> list =
+        spec == null ? null : (init ? spec.getInitContainers() : spec.getContainers());
     if (list == null) {
       return List.of();
     }
@@ -449,16 +492,19 @@ public final class PodResources {
   }
 
   /** Converts one fabric8 quantity; {@code null} reads as Go's zero quantity. */
-  static Quantity toQuantity(io.fabric8.kubernetes.api.model.Quantity q, String context, String field) {
+  static Quantity toQuantity(
+      io.fabric8.kubernetes.api.model.Quantity q, String context, String field) {
     if (q == null) {
       return Quantity.ZERO;
     }
-    String text = (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
+    String text =
+        (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
     try {
       return Quantity.parse(goTrimSpace(text));
     } catch (IllegalArgumentException e) {
       String where = context == null || context.isEmpty() ? field : context + ": " + field;
-      throw new ConfigException(where + ": not a quantity: \"" + text + "\" (" + e.getMessage() + ")", e);
+      throw new ConfigException(
+          where + ": not a quantity: \"" + text + "\" (" + e.getMessage() + ")", e);
     }
   }
 
@@ -475,7 +521,10 @@ public final class PodResources {
     return pod == null ? container : podName(pod) + ": " + container;
   }
 
-  /** Go {@code strings.TrimSpace}: strips Unicode white space as Go's {@code unicode.IsSpace} defines it. */
+  /**
+   * Go {@code strings.TrimSpace}: strips Unicode white space as Go's {@code unicode.IsSpace}
+   * defines it.
+   */
   static String goTrimSpace(String s) {
     int start = 0;
     int end = s.length();
@@ -490,8 +539,20 @@ public final class PodResources {
 
   private static boolean isGoSpace(char c) {
     switch (c) {
-      case '\t', '\n', '\u000B', '\f', '\r', ' ', '\u0085', '\u00A0', '\u1680', '\u2028', '\u2029', '\u202F', '\u205F',
-          '\u3000':
+      case '\t',
+      '\n',
+      '\u000B',
+      '\f',
+      '\r',
+      ' ',
+      '\u0085',
+      '\u00A0',
+      '\u1680',
+      '\u2028',
+      '\u2029',
+      '\u202F',
+      '\u205F',
+      '\u3000':
         return true;
       default:
         return c >= '\u2000' && c <= '\u200A';

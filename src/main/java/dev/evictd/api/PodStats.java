@@ -5,15 +5,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The statistics of one active pod in this sync, matched by uid. A pod without statistics has no PodStats fact.
- * Missing amounts count as zero, as in the kubelet.
+ * The statistics of one active pod in this sync, matched by uid. A pod without statistics has no
+ * PodStats fact. Missing amounts count as zero, as in the kubelet.
  *
  * @param uid the pod's uid
  * @param memoryWorkingSetBytes pod memory working set
  * @param processCount number of processes
- * <p>The sums are also kept exact in {@code totals}: the kubelet adds quantities, which never wrap around, while the
- * long sums saturate at the range of a long.
- *
+ *     <p>The sums are also kept exact in {@code totals}: the kubelet adds quantities, which never
+ *     wrap around, while the long sums saturate at the range of a long.
  * @param rootfsBytes sum of the containers' writable layer usage
  * @param rootfsInodes sum of the containers' writable layer inodes
  * @param logsBytes sum of the containers' log usage
@@ -42,7 +41,10 @@ public record PodStats(
     dev.evictd.stats.Summary.PodStats raw,
     Totals totals) {
 
-  /** The exact sums of the containers' writable layers and logs and the pod's local volumes, bytes and inodes. */
+  /**
+   * The exact sums of the containers' writable layers and logs and the pod's local volumes, bytes
+   * and inodes.
+   */
   public record Totals(
       BigInteger rootfsBytes,
       BigInteger rootfsInodes,
@@ -51,7 +53,9 @@ public record PodStats(
       BigInteger localVolumeBytes,
       BigInteger localVolumeInodes) {
 
-    /** The exact usage of the parts measured: writable layers, logs, local volumes; bytes or inodes. */
+    /**
+     * The exact usage of the parts measured: writable layers, logs, local volumes; bytes or inodes.
+     */
     public BigInteger usage(boolean rootfs, boolean logs, boolean localVolumes, boolean inodes) {
       BigInteger sum = BigInteger.ZERO;
       if (rootfs) {
@@ -67,9 +71,12 @@ public record PodStats(
     }
   }
 
-  /** Whether the pod's total ephemeral storage usage (0 when not reported) is over {@code limit}. */
+  /**
+   * Whether the pod's total ephemeral storage usage (0 when not reported) is over {@code limit}.
+   */
   public boolean ephemeralStorageUsedExceeds(Quantity limit) {
-    return limit.compareTo(ephemeralStorageBytes == null ? 0L : ephemeralStorageBytes.longValue()) < 0;
+    return limit.compareTo(ephemeralStorageBytes == null ? 0L : ephemeralStorageBytes.longValue())
+        < 0;
   }
 
   /** Used bytes of the named volume, or null when not reported. */

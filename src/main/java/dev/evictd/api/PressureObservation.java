@@ -3,8 +3,9 @@ package dev.evictd.api;
 import java.time.Instant;
 
 /**
- * The kernel's pressure stall averages for one resource and line, read once per sync from {@code /proc/pressure/*}
- * (or a cgroup's {@code *.pressure}). Averages are percentages of wall time (0 to 100) over 10 s, 60 s and 300 s.
+ * The kernel's pressure stall averages for one resource and line, read once per sync from {@code
+ * /proc/pressure/*} (or a cgroup's {@code *.pressure}). Averages are percentages of wall time (0 to
+ * 100) over 10 s, 60 s and 300 s.
  *
  * @param resource memory, io or cpu
  * @param line some or full

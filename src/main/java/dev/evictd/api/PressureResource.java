@@ -12,7 +12,10 @@ public enum PressureResource {
     this.key = key;
   }
 
-  /** The kernel's name: the file name under {@code /proc/pressure} and the prefix of {@code <key>.pressure}. */
+  /**
+   * The kernel's name: the file name under {@code /proc/pressure} and the prefix of {@code
+   * <key>.pressure}.
+   */
   public String key() {
     return key;
   }

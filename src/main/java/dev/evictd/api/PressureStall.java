@@ -3,8 +3,8 @@ package dev.evictd.api;
 import java.time.Instant;
 
 /**
- * A PSI trigger fired: tasks stalled on the resource for at least {@code stallMicros} within a window of
- * {@code windowMicros}. The agent inserts it for the next sync, which it runs at once.
+ * A PSI trigger fired: tasks stalled on the resource for at least {@code stallMicros} within a
+ * window of {@code windowMicros}. The agent inserts it for the next sync, which it runs at once.
  *
  * @param resource memory, io or cpu
  * @param line some or full

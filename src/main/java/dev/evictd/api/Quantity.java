@@ -5,39 +5,46 @@ import java.math.BigInteger;
 import java.util.Objects;
 
 /**
- * An exact, immutable reproduction of Kubernetes' {@code k8s.io/apimachinery/pkg/api/resource.Quantity}.
+ * An exact, immutable reproduction of Kubernetes' {@code
+ * k8s.io/apimachinery/pkg/api/resource.Quantity}.
  *
- * <p>The value is held exactly as {@code unscaled × 10^exponent} (never as a floating point number). What is
- * reproduced, following the newest upstream sources:
+ * <p>The value is held exactly as {@code unscaled × 10^exponent} (never as a floating point
+ * number). What is reproduced, following the newest upstream sources:
  *
  * <ul>
- *   <li>{@link #parse}: Go's {@code ParseQuantity} scanner and suffix rules, byte for byte: the same accepted syntax
- *       (including Go's leniencies, e.g. {@code "Gi"}, {@code "."} and {@code "-"} parse as zero because the scanner
- *       accepts a digit-less mantissa on its int64 fast path), the same three error messages, the same format
- *       inference, values finer than 1n rounded away from zero to 1n, a BinarySI value silently capped at
- *       {@code 2^63-1} in magnitude and a BinarySI value strictly between -1 and 1 re-labelled DecimalSI. Decimal
- *       exponents ({@code e}/{@code E}) must lie in {@code [-2^31+1, 2^31-1]}, as upstream now enforces.
- *   <li>{@link #toString}: Go's {@code String()}, <em>including its cache</em>: when the parse fast path judged the
- *       input already canonical, Go keeps the input text verbatim and {@code String()} returns it, so
- *       {@code parse("1.441")} prints {@code "1.441"}, {@code parse("+1")} prints {@code "+1"} and
- *       {@code parse("1E3")} prints {@code "1E3"} (upstream issue #141166 pins this). {@link #canonical} gives
- *       {@code CanonicalizeBytes}, which is what every computed quantity prints.
- *   <li>{@link #add}/{@link #sub}: exact; a zero receiver adopts the argument's format, otherwise the receiver's
- *       format is kept; the result never carries a cached string (Go clears it).
- *   <li>{@link #value}/{@link #milliValue}: rounded to an integer <em>away from zero</em> and saturated at the int64
- *       bounds, as the newest {@code Value()}/{@code MilliValue()} document for both of Go's backends.
+ *   <li>{@link #parse}: Go's {@code ParseQuantity} scanner and suffix rules, byte for byte: the
+ *       same accepted syntax (including Go's leniencies, e.g. {@code "Gi"}, {@code "."} and {@code
+ *       "-"} parse as zero because the scanner accepts a digit-less mantissa on its int64 fast
+ *       path), the same three error messages, the same format inference, values finer than 1n
+ *       rounded away from zero to 1n, a BinarySI value silently capped at {@code 2^63-1} in
+ *       magnitude and a BinarySI value strictly between -1 and 1 re-labelled DecimalSI. Decimal
+ *       exponents ({@code e}/{@code E}) must lie in {@code [-2^31+1, 2^31-1]}, as upstream now
+ *       enforces.
+ *   <li>{@link #toString}: Go's {@code String()}, <em>including its cache</em>: when the parse fast
+ *       path judged the input already canonical, Go keeps the input text verbatim and {@code
+ *       String()} returns it, so {@code parse("1.441")} prints {@code "1.441"}, {@code parse("+1")}
+ *       prints {@code "+1"} and {@code parse("1E3")} prints {@code "1E3"} (upstream issue #141166
+ *       pins this). {@link #canonical} gives {@code CanonicalizeBytes}, which is what every
+ *       computed quantity prints.
+ *   <li>{@link #add}/{@link #sub}: exact; a zero receiver adopts the argument's format, otherwise
+ *       the receiver's format is kept; the result never carries a cached string (Go clears it).
+ *   <li>{@link #value}/{@link #milliValue}: rounded to an integer <em>away from zero</em> and
+ *       saturated at the int64 bounds, as the newest {@code Value()}/{@code MilliValue()} document
+ *       for both of Go's backends.
  * </ul>
  *
- * <p>Where Go misbehaves in ways no caller can rely on, this class is exact instead: int32 scale wrap-around at
- * exponents near {@code ±2^31}, and the "hang class" of upstream #141166 (inf.Dec writing out 10^delta digits). To
- * bound the work, {@link #add} and {@link #sub} of two non-zero values whose decimal exponents differ by more than
- * {@value #MAX_ALIGN_DIGITS} throw {@link ArithmeticException} where Go would build a number of that many digits (or
- * hang). Parsing never materialises an exponent: {@code "1e2147483647"} and {@code "1e-2147483647"} parse in constant
+ * <p>Where Go misbehaves in ways no caller can rely on, this class is exact instead: int32 scale
+ * wrap-around at exponents near {@code ±2^31}, and the "hang class" of upstream #141166 (inf.Dec
+ * writing out 10^delta digits). To bound the work, {@link #add} and {@link #sub} of two non-zero
+ * values whose decimal exponents differ by more than {@value #MAX_ALIGN_DIGITS} throw {@link
+ * ArithmeticException} where Go would build a number of that many digits (or hang). Parsing never
+ * materialises an exponent: {@code "1e2147483647"} and {@code "1e-2147483647"} parse in constant
  * time, like Go's int64 fast path.
  *
- * <p>Equality: {@link #equals} and {@link #hashCode} compare the exact value <em>and</em> the format, ignoring the
- * cached text ({@code parse("1.441")} equals {@code parse("1441m")}). {@link #compareTo} compares values only, like
- * Go's {@code Cmp}, so the natural ordering is inconsistent with equals (as for {@link BigDecimal}).
+ * <p>Equality: {@link #equals} and {@link #hashCode} compare the exact value <em>and</em> the
+ * format, ignoring the cached text ({@code parse("1.441")} equals {@code parse("1441m")}). {@link
+ * #compareTo} compares values only, like Go's {@code Cmp}, so the natural ordering is inconsistent
+ * with equals (as for {@link BigDecimal}).
  */
 public final class Quantity implements Comparable<Quantity> {
 
@@ -155,7 +162,11 @@ public final class Quantity implements Comparable<Quantity> {
   /** Go {@code NewDecimalQuantity(value, format)}: the exact value, not rounded to nano. */
   public static Quantity of(BigDecimal value, Format format) {
     Objects.requireNonNull(value, "value");
-    return create(value.unscaledValue(), -(long) value.scale(), Objects.requireNonNull(format, "format"), null);
+    return create(
+        value.unscaledValue(),
+        -(long) value.scale(),
+        Objects.requireNonNull(format, "format"),
+        null);
   }
 
   /** Go {@code NewMilliQuantity(value, format)}: {@code value / 1000}. */
@@ -166,7 +177,8 @@ public final class Quantity implements Comparable<Quantity> {
   /** Go {@code NewScaledQuantity(value, scale)}: {@code value × 10^scale} in DecimalSI. */
   public static Quantity ofScaled(long value, int scale) {
     if (scale == Integer.MIN_VALUE) {
-      // Go cannot represent this scale in inf.Dec either (upstream #141166); refuse rather than guess.
+      // Go cannot represent this scale in inf.Dec either (upstream #141166); refuse rather than
+      // guess.
       throw new IllegalArgumentException("scale out of range: " + scale);
     }
     return create(BigInteger.valueOf(value), scale, Format.DECIMAL_SI, null);
@@ -178,7 +190,10 @@ public final class Quantity implements Comparable<Quantity> {
     return format == Format.DECIMAL_SI ? ZERO : new Quantity(BigInteger.ZERO, 0, format, null);
   }
 
-  /** Go {@code ParseQuantity}: parses {@code s} or throws {@link IllegalArgumentException} with Go's message. */
+  /**
+   * Go {@code ParseQuantity}: parses {@code s} or throws {@link IllegalArgumentException} with Go's
+   * message.
+   */
   public static Quantity parse(String s) {
     Objects.requireNonNull(s, "s");
     if (s.isEmpty()) {
@@ -193,7 +208,8 @@ public final class Quantity implements Comparable<Quantity> {
       throw new IllegalArgumentException(ERR_SUFFIX);
     }
 
-    // Go's int64 fast path: decides whether the input text is cached, and whether a digit-less mantissa is accepted.
+    // Go's int64 fast path: decides whether the input text is cached, and whether a digit-less
+    // mantissa is accepted.
     if (suf.format != Format.BINARY_SI) {
       int digits = sc.num.length() + sc.denom.length();
       int precision = 19 - digits;
@@ -201,18 +217,21 @@ public final class Quantity implements Comparable<Quantity> {
       long scale = (long) suf.exponent - sc.denom.length();
       if (precision >= 0 && scale >= NANO) {
         String shifted = sc.num + sc.denom;
-        long magnitude = Long.parseUnsignedLong(shifted); // at most 19 digits: always fits 64 bits unsigned
-        boolean inRange = Long.compareUnsigned(magnitude, Long.MAX_VALUE) <= 0
-            || (!sc.positive && magnitude == Long.MIN_VALUE);
+        long magnitude =
+            Long.parseUnsignedLong(shifted); // at most 19 digits: always fits 64 bits unsigned
+        boolean inRange =
+            Long.compareUnsigned(magnitude, Long.MAX_VALUE) <= 0
+                || (!sc.positive && magnitude == Long.MIN_VALUE);
         if (inRange) {
           BigInteger v = new BigInteger(Long.toUnsignedString(magnitude));
           if (!sc.positive) {
             v = v.negate();
           }
-          boolean canonicalInput = !forceRecanonicalize
-              && scale % 3 == 0
-              && !shifted.endsWith("000")
-              && shifted.charAt(0) != '0';
+          boolean canonicalInput =
+              !forceRecanonicalize
+                  && scale % 3 == 0
+                  && !shifted.endsWith("000")
+                  && shifted.charAt(0) != '0';
           return create(v, scale, suf.format, canonicalInput ? s : null);
         }
       }
@@ -405,7 +424,9 @@ public final class Quantity implements Comparable<Quantity> {
     if (s.length() > 1 && (s.charAt(0) == 'e' || s.charAt(0) == 'E')) {
       long parsed;
       try {
-        parsed = Long.parseLong(s.substring(1)); // strconv.ParseInt(s[1:], 10, 64); the scanner admits ASCII only
+        parsed =
+            Long.parseLong(
+                s.substring(1)); // strconv.ParseInt(s[1:], 10, 64); the scanner admits ASCII only
       } catch (NumberFormatException e) {
         return null;
       }
@@ -421,14 +442,20 @@ public final class Quantity implements Comparable<Quantity> {
   // Arithmetic and comparison
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** Go {@code q.Add(y)}: the exact sum; a zero receiver takes {@code y}'s format, else keeps its own. */
+  /**
+   * Go {@code q.Add(y)}: the exact sum; a zero receiver takes {@code y}'s format, else keeps its
+   * own.
+   */
   public Quantity add(Quantity y) {
     Objects.requireNonNull(y, "y");
     Format f = isZero() ? y.format : format;
     return create(sum(this, y.unscaled, y.exponent), resultExponent(this, y), f, null);
   }
 
-  /** Go {@code q.Sub(y)}: the exact difference; a zero receiver takes {@code y}'s format, else keeps its own. */
+  /**
+   * Go {@code q.Sub(y)}: the exact difference; a zero receiver takes {@code y}'s format, else keeps
+   * its own.
+   */
   public Quantity sub(Quantity y) {
     Objects.requireNonNull(y, "y");
     Format f = isZero() ? y.format : format;
@@ -460,8 +487,13 @@ public final class Quantity implements Comparable<Quantity> {
     }
     long gap = Math.abs(x.exponent - ye);
     if (gap > MAX_ALIGN_DIGITS) {
-      throw new ArithmeticException("quantity arithmetic needs more than " + MAX_ALIGN_DIGITS
-          + " digits: exponents " + x.exponent + " and " + ye);
+      throw new ArithmeticException(
+          "quantity arithmetic needs more than "
+              + MAX_ALIGN_DIGITS
+              + " digits: exponents "
+              + x.exponent
+              + " and "
+              + ye);
     }
     if (x.exponent > ye) {
       return x.unscaled.multiply(pow10(gap)).add(yu);
@@ -469,7 +501,9 @@ public final class Quantity implements Comparable<Quantity> {
     return x.unscaled.add(yu.multiply(pow10(gap)));
   }
 
-  /** Go {@code Cmp}: -1, 0 or 1 as this value is less than, equal to or greater than {@code o}'s. */
+  /**
+   * Go {@code Cmp}: -1, 0 or 1 as this value is less than, equal to or greater than {@code o}'s.
+   */
   @Override
   public int compareTo(Quantity o) {
     int s = signum();
@@ -516,12 +550,18 @@ public final class Quantity implements Comparable<Quantity> {
     return scaledValue(0);
   }
 
-  /** Go {@code MilliValue()}: {@code value × 1000} rounded away from zero, saturated at the int64 bounds. */
+  /**
+   * Go {@code MilliValue()}: {@code value × 1000} rounded away from zero, saturated at the int64
+   * bounds.
+   */
   public long milliValue() {
     return scaledValue(-3);
   }
 
-  /** Go {@code ScaledValue(scale)}: {@code value / 10^scale} rounded away from zero, saturated at the int64 bounds. */
+  /**
+   * Go {@code ScaledValue(scale)}: {@code value / 10^scale} rounded away from zero, saturated at
+   * the int64 bounds.
+   */
   public long scaledValue(int scale) {
     if (isZero()) {
       return 0;
@@ -558,7 +598,8 @@ public final class Quantity implements Comparable<Quantity> {
     if (scale >= Integer.MIN_VALUE) {
       return new BigDecimal(unscaled, (int) scale);
     }
-    // Only reachable for exponents just past int32 (normalised from e.g. "10e2147483647"): fold the excess back.
+    // Only reachable for exponents just past int32 (normalised from e.g. "10e2147483647"): fold the
+    // excess back.
     long excess = Integer.MIN_VALUE - scale;
     return new BigDecimal(unscaled.multiply(pow10(excess)), Integer.MIN_VALUE);
   }
@@ -572,7 +613,10 @@ public final class Quantity implements Comparable<Quantity> {
   // Text
   // ---------------------------------------------------------------------------------------------------------------
 
-  /** Go {@code String()}: the text cached by {@link #parse} when Go caches it, else {@link #canonical()}. */
+  /**
+   * Go {@code String()}: the text cached by {@link #parse} when Go caches it, else {@link
+   * #canonical()}.
+   */
   @Override
   public String toString() {
     return cached != null ? cached : canonical();
@@ -594,7 +638,8 @@ public final class Quantity implements Comparable<Quantity> {
     }
     Format f = format;
     if (f == Format.BINARY_SI && ((compareTo(-1024) > 0 && compareTo(1024) < 0) || exponent < 0)) {
-      // |v| < 1024, or not an integer (normalised, so a negative exponent means a fraction): no binary suffix.
+      // |v| < 1024, or not an integer (normalised, so a negative exponent means a fraction): no
+      // binary suffix.
       f = Format.DECIMAL_SI;
     }
     if (f != Format.BINARY_SI) {

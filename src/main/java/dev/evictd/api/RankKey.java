@@ -6,17 +6,18 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A pod's rank for the signal acted on: a list of named components compared in order, each ascending or
- * descending; pods with equal keys keep their order in the active pod list. Rules compute keys; the planner sorts
- * by them (ranking pairwise in rules would be quadratic).
+ * A pod's rank for the signal acted on: a list of named components compared in order, each
+ * ascending or descending; pods with equal keys keep their order in the active pod list. Rules
+ * compute keys; the planner sorts by them (ranking pairwise in rules would be quadratic).
  */
 public record RankKey(String uid, Signal signal, int position, List<Component> components)
     implements PerSyncFact, Comparable<RankKey> {
 
   /**
-   * One level of the key. Levels compare by {@code exact}; {@code value} is the same amount saturated to a long,
-   * for display. The kubelet compares usage above request as exact quantities: a request past the range of a long
-   * (100Ei) or with a fraction of a byte (100m) must not tie with another (found by the differential tests).
+   * One level of the key. Levels compare by {@code exact}; {@code value} is the same amount
+   * saturated to a long, for display. The kubelet compares usage above request as exact quantities:
+   * a request past the range of a long (100Ei) or with a fraction of a byte (100m) must not tie
+   * with another (found by the differential tests).
    *
    * @param name what the level measures
    * @param value its value for the pod, saturated to the range of a long
@@ -24,7 +25,8 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
    * @param bytes whether the value is an amount of bytes (shown as a quantity in explanations)
    * @param exact the exact value
    */
-  public record Component(String name, long value, boolean descending, boolean bytes, BigDecimal exact) {
+  public record Component(
+      String name, long value, boolean descending, boolean bytes, BigDecimal exact) {
     public Component {
       exact = exact == null ? BigDecimal.valueOf(value) : exact;
     }
@@ -39,7 +41,9 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
       if (bytes) {
         return Quantity.of(exact, Quantity.Format.BINARY_SI).toString();
       }
-      return exact.compareTo(BigDecimal.valueOf(value)) == 0 ? Long.toString(value) : exact.toPlainString();
+      return exact.compareTo(BigDecimal.valueOf(value)) == 0
+          ? Long.toString(value)
+          : exact.toPlainString();
     }
 
     @Override
@@ -66,7 +70,10 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     return r;
   }
 
-  /** {@code usage - request}, exact (the kubelet subtracts quantities, which never wrap around or round). */
+  /**
+   * {@code usage - request}, exact (the kubelet subtracts quantities, which never wrap around or
+   * round).
+   */
   public static BigDecimal aboveRequest(BigInteger usage, Quantity request) {
     return new BigDecimal(usage).subtract(request.toBigDecimal());
   }

@@ -4,10 +4,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The active pods in rank order for the signal acted on (inserted by the planner after sorting the rank keys), with
- * the pods the rules exempted from eviction.
+ * The active pods in rank order for the signal acted on (inserted by the planner after sorting the
+ * rank keys), with the pods the rules exempted from eviction.
  */
-public record Ranking(Signal signal, List<RankKey> order, Set<String> exempt) implements PerSyncFact {
+public record Ranking(Signal signal, List<RankKey> order, Set<String> exempt)
+    implements PerSyncFact {
 
   public Ranking {
     order = List.copyOf(order);

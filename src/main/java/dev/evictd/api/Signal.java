@@ -3,24 +3,41 @@ package dev.evictd.api;
 import java.util.Optional;
 
 /**
- * An eviction signal, as the kubelet names it. Each signal observes one resource of the node, reports one node
- * condition when a threshold on it is met, and belongs to a family (memory, disk, pid) that orders handling.
+ * An eviction signal, as the kubelet names it. Each signal observes one resource of the node,
+ * reports one node condition when a threshold on it is met, and belongs to a family (memory, disk,
+ * pid) that orders handling.
  */
 public enum Signal {
-  MEMORY_AVAILABLE("memory.available", "memory", NodeConditionType.MemoryPressure, Family.MEMORY, true),
+  MEMORY_AVAILABLE(
+      "memory.available", "memory", NodeConditionType.MemoryPressure, Family.MEMORY, true),
   ALLOCATABLE_MEMORY_AVAILABLE(
-      "allocatableMemory.available", "memory", NodeConditionType.MemoryPressure, Family.MEMORY, true),
-  NODEFS_AVAILABLE("nodefs.available", "ephemeral-storage", NodeConditionType.DiskPressure, Family.DISK, true),
-  NODEFS_INODES_FREE("nodefs.inodesFree", "inodes", NodeConditionType.DiskPressure, Family.DISK, false),
-  IMAGEFS_AVAILABLE("imagefs.available", "ephemeral-storage", NodeConditionType.DiskPressure, Family.DISK, true),
-  IMAGEFS_INODES_FREE("imagefs.inodesFree", "inodes", NodeConditionType.DiskPressure, Family.DISK, false),
+      "allocatableMemory.available",
+      "memory",
+      NodeConditionType.MemoryPressure,
+      Family.MEMORY,
+      true),
+  NODEFS_AVAILABLE(
+      "nodefs.available", "ephemeral-storage", NodeConditionType.DiskPressure, Family.DISK, true),
+  NODEFS_INODES_FREE(
+      "nodefs.inodesFree", "inodes", NodeConditionType.DiskPressure, Family.DISK, false),
+  IMAGEFS_AVAILABLE(
+      "imagefs.available", "ephemeral-storage", NodeConditionType.DiskPressure, Family.DISK, true),
+  IMAGEFS_INODES_FREE(
+      "imagefs.inodesFree", "inodes", NodeConditionType.DiskPressure, Family.DISK, false),
   CONTAINERFS_AVAILABLE(
-      "containerfs.available", "ephemeral-storage", NodeConditionType.DiskPressure, Family.DISK, true),
+      "containerfs.available",
+      "ephemeral-storage",
+      NodeConditionType.DiskPressure,
+      Family.DISK,
+      true),
   CONTAINERFS_INODES_FREE(
       "containerfs.inodesFree", "inodes", NodeConditionType.DiskPressure, Family.DISK, false),
   PID_AVAILABLE("pid.available", "pids", NodeConditionType.PIDPressure, Family.PID, false);
 
-  /** Signal families, in the order the eviction manager handles them (memory before disk before PID). */
+  /**
+   * Signal families, in the order the eviction manager handles them (memory before disk before
+   * PID).
+   */
   public enum Family {
     MEMORY,
     DISK,
@@ -33,7 +50,12 @@ public enum Signal {
   private final Family family;
   private final boolean binaryUnits;
 
-  Signal(String key, String resource, NodeConditionType condition, Family family, boolean binaryUnits) {
+  Signal(
+      String key,
+      String resource,
+      NodeConditionType condition,
+      Family family,
+      boolean binaryUnits) {
     this.key = key;
     this.resource = resource;
     this.condition = condition;
@@ -46,7 +68,10 @@ public enum Signal {
     return key;
   }
 
-  /** The resource the signal starves, as named in eviction messages: memory, ephemeral-storage, inodes, pids. */
+  /**
+   * The resource the signal starves, as named in eviction messages: memory, ephemeral-storage,
+   * inodes, pids.
+   */
   public String resource() {
     return resource;
   }
@@ -61,7 +86,9 @@ public enum Signal {
     return family;
   }
 
-  /** Whether observed amounts are bytes (formatted in binary SI) rather than counts (decimal SI). */
+  /**
+   * Whether observed amounts are bytes (formatted in binary SI) rather than counts (decimal SI).
+   */
   public boolean binaryUnits() {
     return binaryUnits;
   }

@@ -2,7 +2,10 @@ package dev.evictd.api;
 
 import java.time.Instant;
 
-/** Planner state kept across syncs: the statistics time of a signal's previous observation (null: no time). */
+/**
+ * Planner state kept across syncs: the statistics time of a signal's previous observation (null: no
+ * time).
+ */
 public final class SignalLastObserved {
   private final Signal signal;
   private Instant time;
@@ -24,7 +27,10 @@ public final class SignalLastObserved {
     this.time = time;
   }
 
-  /** Whether an observation's statistics are not newer than this previous one (the kubelet would not act on it). */
+  /**
+   * Whether an observation's statistics are not newer than this previous one (the kubelet would not
+   * act on it).
+   */
   public boolean isOlderThan(Observation o) {
     return o.isNewerThan(time);
   }

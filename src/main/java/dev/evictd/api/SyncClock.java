@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The one clock fact: the sync's sequence number and time, read once per sync. Rules that must re-evaluate every
- * sync join it on {@code seq}.
+ * The one clock fact: the sync's sequence number and time, read once per sync. Rules that must
+ * re-evaluate every sync join it on {@code seq}.
  */
 public record SyncClock(long seq, Instant now) {
 

@@ -3,20 +3,23 @@ package dev.evictd.api;
 import java.time.Duration;
 
 /**
- * One eviction threshold of the node's configuration. Thresholds are facts of the planner's session for the
- * configuration's lifetime; the rules compare them with observations.
+ * One eviction threshold of the node's configuration. Thresholds are facts of the planner's session
+ * for the configuration's lifetime; the rules compare them with observations.
  *
- * @param id unique within a configuration, readable: {@code hard memory.available}, {@code soft nodefs.available}
+ * @param id unique within a configuration, readable: {@code hard memory.available}, {@code soft
+ *     nodefs.available}
  * @param signal the signal observed
  * @param value the threshold: met when it exceeds the available amount
  * @param gracePeriod how long the threshold must be met before acting; zero for hard thresholds
- * @param minReclaim the extra amount to reclaim before a threshold acted on counts as resolved, or null
- * @param order position in the configuration (hard thresholds first, then soft, then derived ones): breaks ties
- *     between thresholds of the same signal family
- * @param origin where the threshold came from, for explanations (e.g. {@code evictionHard},
- *     {@code copy of hard memory.available (enforceNodeAllocatable: pods)})
- * @param derivedAfterFirstSync a containerfs threshold the kubelet appends for the filesystem layout: its first sync
- *     still checks the list from before the layout was known, so such a threshold is not met in the first sync
+ * @param minReclaim the extra amount to reclaim before a threshold acted on counts as resolved, or
+ *     null
+ * @param order position in the configuration (hard thresholds first, then soft, then derived ones):
+ *     breaks ties between thresholds of the same signal family
+ * @param origin where the threshold came from, for explanations (e.g. {@code evictionHard}, {@code
+ *     copy of hard memory.available (enforceNodeAllocatable: pods)})
+ * @param derivedAfterFirstSync a containerfs threshold the kubelet appends for the filesystem
+ *     layout: its first sync still checks the list from before the layout was known, so such a
+ *     threshold is not met in the first sync
  */
 public record Threshold(
     String id,
@@ -28,7 +31,10 @@ public record Threshold(
     String origin,
     boolean derivedAfterFirstSync) {
 
-  /** Hard thresholds act at once: the kubelet treats every threshold with a zero grace period as hard. */
+  /**
+   * Hard thresholds act at once: the kubelet treats every threshold with a zero grace period as
+   * hard.
+   */
   public boolean isHard() {
     return gracePeriod.isZero();
   }
@@ -53,7 +59,10 @@ public record Threshold(
     return q.compareTo(available) > 0;
   }
 
-  /** The kubelet's threshold equality when merging lists: signal, value and grace period (not min reclaim). */
+  /**
+   * The kubelet's threshold equality when merging lists: signal, value and grace period (not min
+   * reclaim).
+   */
   public boolean sameAs(Threshold o) {
     return signal == o.signal && gracePeriod.equals(o.gracePeriod) && value.sameAs(o.value);
   }

@@ -6,4 +6,5 @@ package dev.evictd.api;
  * @param quantity the threshold amount resolved on the observed capacity
  * @param available the observed available amount
  */
-public record ThresholdMet(Threshold threshold, Quantity quantity, long available) implements PerSyncFact {}
+public record ThresholdMet(Threshold threshold, Quantity quantity, long available)
+    implements PerSyncFact {}

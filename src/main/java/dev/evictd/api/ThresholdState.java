@@ -3,8 +3,9 @@ package dev.evictd.api;
 import java.time.Instant;
 
 /**
- * Planner state kept across syncs for an active threshold: when it was first observed, and whether it was acted on
- * (grace period met) in the last sync, which keeps it in effect until its minimum reclaim is satisfied.
+ * Planner state kept across syncs for an active threshold: when it was first observed, and whether
+ * it was acted on (grace period met) in the last sync, which keeps it in effect until its minimum
+ * reclaim is satisfied.
  */
 public final class ThresholdState {
   private final Threshold threshold;
@@ -38,6 +39,12 @@ public final class ThresholdState {
 
   @Override
   public String toString() {
-    return "ThresholdState[" + threshold.id() + ", firstObservedAt=" + firstObservedAt + ", actedOn=" + actedOn + "]";
+    return "ThresholdState["
+        + threshold.id()
+        + ", firstObservedAt="
+        + firstObservedAt
+        + ", actedOn="
+        + actedOn
+        + "]";
   }
 }

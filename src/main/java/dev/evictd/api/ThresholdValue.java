@@ -1,11 +1,12 @@
 package dev.evictd.api;
 
 /**
- * A threshold or minimum-reclaim amount: either a quantity or a fraction of capacity (the kubelet's float32
- * percentage / 100). Exactly one of the two is used: the quantity when present.
+ * A threshold or minimum-reclaim amount: either a quantity or a fraction of capacity (the kubelet's
+ * float32 percentage / 100). Exactly one of the two is used: the quantity when present.
  *
  * @param quantity the absolute amount, or null for a percentage
- * @param percentage the fraction of capacity (float32, as the kubelet keeps it), used when quantity is null
+ * @param percentage the fraction of capacity (float32, as the kubelet keeps it), used when quantity
+ *     is null
  * @param text the value as written in the configuration, for display
  */
 public record ThresholdValue(Quantity quantity, float percentage, String text) {
@@ -22,7 +23,8 @@ public record ThresholdValue(Quantity quantity, float percentage, String text) {
 
   /**
    * The amount this value stands for on a resource of {@code capacity}: the quantity itself, or
-   * {@code int64(float64(capacity) * float64(percentage))} in binary SI, as the kubelet computes it.
+   * {@code int64(float64(capacity) * float64(percentage))} in binary SI, as the kubelet computes
+   * it.
    */
   public Quantity resolve(long capacity) {
     if (quantity != null) {
@@ -31,7 +33,10 @@ public record ThresholdValue(Quantity quantity, float percentage, String text) {
     return Quantity.of((long) ((double) capacity * (double) percentage), Quantity.Format.BINARY_SI);
   }
 
-  /** Whether two values are the same as the kubelet compares them (quantities by value, percentages exactly). */
+  /**
+   * Whether two values are the same as the kubelet compares them (quantities by value, percentages
+   * exactly).
+   */
   public boolean sameAs(ThresholdValue o) {
     if (quantity != null) {
       return o.quantity != null && quantity.compareTo(o.quantity) == 0;

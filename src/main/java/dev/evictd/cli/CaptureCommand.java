@@ -30,7 +30,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code evictd capture}: snapshots a live node into a fixture, so an incident becomes a regression test. */
+/**
+ * {@code evictd capture}: snapshots a live node into a fixture, so an incident becomes a regression
+ * test.
+ */
 @Command(
     name = "capture",
     mixinStandardHelpOptions = true,
@@ -42,13 +45,23 @@ import picocli.CommandLine.Option;
 final class CaptureCommand implements Callable<Integer> {
   @Mixin RulesOption rules = new RulesOption();
 
-  @Option(names = "--node", required = true, paramLabel = "NAME", description = "The node to capture.")
+  @Option(
+      names = "--node",
+      required = true,
+      paramLabel = "NAME",
+      description = "The node to capture.")
   String node;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the fixture here (default: stdout).")
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "FILE",
+      description = "Write the fixture here (default: stdout).")
   Path output;
 
-  @Option(names = "--fs-layout", paramLabel = "LAYOUT", description = "shared, dedicated or split (default: inferred from the summary).")
+  @Option(
+      names = "--fs-layout",
+      paramLabel = "LAYOUT",
+      description = "shared, dedicated or split (default: inferred from the summary).")
   String fsLayout;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -60,29 +73,53 @@ final class CaptureCommand implements Callable<Integer> {
   public Integer call() {
     NodeCapture cap;
     try (KubernetesClient client = clients.get()) {
-      cap = NodeCapture.of(client, new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout()), node);
+      cap =
+          NodeCapture.of(client, new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout()), node);
     }
     FsLayout layout =
         fsLayout == null
             ? CapturedInputs.inferLayout(cap.summary())
             : FsLayout.fromKey(fsLayout)
-                .orElseThrow(() -> new ConfigException("--fs-layout: unknown layout \"" + fsLayout + "\""));
+                .orElseThrow(
+                    () -> new ConfigException("--fs-layout: unknown layout \"" + fsLayout + "\""));
     String partial =
-        FixtureWriter.write("capture", "", cap.kubeletConfig(), node, layout, cap.trimmedPods(), cap.summary(), null);
+        FixtureWriter.write(
+            "capture",
+            "",
+            cap.kubeletConfig(),
+            node,
+            layout,
+            cap.trimmedPods(),
+            cap.summary(),
+            null);
     // the captured configuration goes through the same validation a fixture gets
-    YamlNode kc = YamlNode.parse("capture", partial.getBytes(StandardCharsets.UTF_8)).get("kubeletConfig");
+    YamlNode kc =
+        YamlNode.parse("capture", partial.getBytes(StandardCharsets.UTF_8)).get("kubeletConfig");
     EvictionConfig config = KubeletEvictionConfig.from(kc, node, layout);
     RuleSet rs = rules.resolve(null);
     EvictionPlan plan;
     try (Planner planner = new Planner(rs, config)) {
-      plan = planner.sync(FixtureRunner.START, cap.summary(), cap.trimmedPods(), PlannerHooks.noReclaim(cap.summary()));
+      plan =
+          planner.sync(
+              FixtureRunner.START,
+              cap.summary(),
+              cap.trimmedPods(),
+              PlannerHooks.noReclaim(cap.summary()));
     }
     String yaml =
         FixtureWriter.write(
             "captured from node " + node + " at " + Instant.now(),
-            "Captured by evictd capture. The expectations are what the rules (" + rs.source() + ", sha256 "
-                + rs.sha256().substring(0, 12) + ") decided on this snapshot; edit them into what should happen.",
-            cap.kubeletConfig(), node, layout, cap.trimmedPods(), cap.summary(), plan);
+            "Captured by evictd capture. The expectations are what the rules ("
+                + rs.source()
+                + ", sha256 "
+                + rs.sha256().substring(0, 12)
+                + ") decided on this snapshot; edit them into what should happen.",
+            cap.kubeletConfig(),
+            node,
+            layout,
+            cap.trimmedPods(),
+            cap.summary(),
+            plan);
     if (output == null) {
       PrintWriter out = spec.commandLine().getOut();
       out.print(yaml);
@@ -93,8 +130,17 @@ final class CaptureCommand implements Callable<Integer> {
       } catch (IOException e) {
         throw new ConfigException(output + ": cannot write: " + e.getMessage());
       }
-      spec.commandLine().getOut().println(
-          "wrote " + output + ": " + cap.pods().size() + " pods, " + (plan.decisions().isEmpty() ? "no eviction" : "evicts " + plan.decisions().get(0).pod()));
+      spec.commandLine()
+          .getOut()
+          .println(
+              "wrote "
+                  + output
+                  + ": "
+                  + cap.pods().size()
+                  + " pods, "
+                  + (plan.decisions().isEmpty()
+                      ? "no eviction"
+                      : "evicts " + plan.decisions().get(0).pod()));
     }
     return Main.OK;
   }

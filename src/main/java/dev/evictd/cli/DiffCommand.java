@@ -1,8 +1,8 @@
 package dev.evictd.cli;
 
+import dev.evictd.api.EvictdException;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.api.EvictdException;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.Fixture;
@@ -21,7 +21,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code evictd diff}: runs two rule sets over the same fixtures and lists where their plans differ. */
+/**
+ * {@code evictd diff}: runs two rule sets over the same fixtures and lists where their plans
+ * differ.
+ */
 @Command(
     name = "diff",
     mixinStandardHelpOptions = true,
@@ -31,10 +34,18 @@ import picocli.CommandLine.Parameters;
       "Exit 0 when the plans agree everywhere, 1 when they differ, 2 on bad input."
     })
 final class DiffCommand implements Callable<Integer> {
-  @Option(names = "--rules", required = true, paramLabel = "DIR", description = "The rule set under test (\"default\": the packaged rules).")
+  @Option(
+      names = "--rules",
+      required = true,
+      paramLabel = "DIR",
+      description = "The rule set under test (\"default\": the packaged rules).")
   String rulesA;
 
-  @Option(names = "--against", required = true, paramLabel = "DIR", description = "The rule set to compare with (\"default\": the packaged rules).")
+  @Option(
+      names = "--against",
+      required = true,
+      paramLabel = "DIR",
+      description = "The rule set to compare with (\"default\": the packaged rules).")
   String rulesB;
 
   @Parameters(paramLabel = "PATH", arity = "1..*", description = "Fixture files or directories.")
@@ -43,7 +54,9 @@ final class DiffCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   static RuleSet load(String dir) {
-    return "default".equals(dir) ? RuleCompiler.compileDefault() : RuleCompiler.compile(Path.of(dir));
+    return "default".equals(dir)
+        ? RuleCompiler.compileDefault()
+        : RuleCompiler.compile(Path.of(dir));
   }
 
   @Override
@@ -72,7 +85,9 @@ final class DiffCommand implements Callable<Integer> {
       compared++;
       List<String> diffs = new ArrayList<>();
       if (ra.status() == FixtureResult.Status.ERROR || rb.status() == FixtureResult.Status.ERROR) {
-        diffs.add("cannot run: " + (ra.status() == FixtureResult.Status.ERROR ? ra.mismatch() : rb.mismatch()));
+        diffs.add(
+            "cannot run: "
+                + (ra.status() == FixtureResult.Status.ERROR ? ra.mismatch() : rb.mismatch()));
       } else {
         int steps = Math.min(ra.plans().size(), rb.plans().size());
         for (int i = 0; i < steps; i++) {
@@ -87,7 +102,15 @@ final class DiffCommand implements Callable<Integer> {
         diffs.forEach(d -> out.println("      " + d));
       }
     }
-    out.println(compared + " fixtures compared, " + differing + " differ (" + rulesA + " vs " + rulesB + ")");
+    out.println(
+        compared
+            + " fixtures compared, "
+            + differing
+            + " differ ("
+            + rulesA
+            + " vs "
+            + rulesB
+            + ")");
     out.flush();
     if (errors) {
       return Main.BAD_INPUT;
@@ -122,12 +145,16 @@ final class DiffCommand implements Callable<Integer> {
   }
 
   private static String head(List<String> keys) {
-    return keys.size() <= 5 ? keys.toString() : keys.subList(0, 5) + " ... (" + keys.size() + " pods)";
+    return keys.size() <= 5
+        ? keys.toString()
+        : keys.subList(0, 5) + " ... (" + keys.size() + " pods)";
   }
 
   private static String evictions(List<EvictionDecision> ds) {
     return ds.stream()
-        .map(d -> d.pod().key() + " grace " + d.gracePeriodSeconds() + "s" + PlanText.methodSuffix(d))
+        .map(
+            d ->
+                d.pod().key() + " grace " + d.gracePeriodSeconds() + "s" + PlanText.methodSuffix(d))
         .collect(Collectors.joining(", ", "[", "]"));
   }
 }

@@ -19,13 +19,18 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(
     name = "doctor",
     mixinStandardHelpOptions = true,
-    description = "Check this node: cgroup version and memory controller, memcg threshold notifications (on a temporary child cgroup), PSI triggers, paths, host statistics. One line per check: ok, warn or fail.")
+    description =
+        "Check this node: cgroup version and memory controller, memcg threshold notifications (on a temporary child cgroup), PSI triggers, paths, host statistics. One line per check: ok, warn or fail.")
 final class DoctorCommand implements Callable<Integer> {
-  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
   @Mixin HostOptions host = new HostOptions();
 
-  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "table",
+      description = "table or json")
   String output;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -43,7 +48,10 @@ final class DoctorCommand implements Callable<Integer> {
       root.put("passed", passed);
       ArrayNode arr = root.putArray("checks");
       for (NodeDoctor.Check c : checks) {
-        arr.addObject().put("name", c.name()).put("status", c.status().toString()).put("detail", c.detail());
+        arr.addObject()
+            .put("name", c.name())
+            .put("status", c.status().toString())
+            .put("detail", c.detail());
       }
       out.println(MAPPER.writeValueAsString(root));
     } else {

@@ -40,10 +40,16 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--step", paramLabel = "N", description = "The step to explain (1-based).")
   Integer step;
 
-  @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "text",
+      description = "text or json")
   String output;
 
-  @Option(names = "--top", defaultValue = "10", description = "How many ranked pods to show (0: all).")
+  @Option(
+      names = "--top",
+      defaultValue = "10",
+      description = "How many ranked pods to show (0: all).")
   int top;
 
   @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
@@ -54,7 +60,8 @@ final class ExplainCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (!"text".equals(output) && !"json".equals(output)) {
-      throw new dev.evictd.api.ConfigException("unknown output format \"" + output + "\" (text or json)");
+      throw new dev.evictd.api.ConfigException(
+          "unknown output format \"" + output + "\" (text or json)");
     }
     Fixture f = FixtureLoader.load(fixture);
     RuleSet rs = rules.resolve(f.rules());
@@ -64,7 +71,12 @@ final class ExplainCommand implements Callable<Integer> {
     if (step != null) {
       if (step < 1 || step > plans.size()) {
         throw new dev.evictd.api.ConfigException(
-            "--step " + step + ": the fixture has " + plans.size() + " step" + (plans.size() == 1 ? "" : "s"));
+            "--step "
+                + step
+                + ": the fixture has "
+                + plans.size()
+                + " step"
+                + (plans.size() == 1 ? "" : "s"));
       }
       n = step;
     } else {
@@ -103,9 +115,11 @@ final class ExplainCommand implements Callable<Integer> {
   }
 
   /** The explanation of one plan, as text. */
-  static void explain(PrintWriter out, EvictionConfig config, EvictionPlan plan, int n, List<Pod> pods, int top) {
+  static void explain(
+      PrintWriter out, EvictionConfig config, EvictionPlan plan, int n, List<Pod> pods, int top) {
     Instant start = FixtureRunner.START;
-    out.println("step " + n + " (t=" + GoDuration.format(Duration.between(start, plan.now())) + ")");
+    out.println(
+        "step " + n + " (t=" + GoDuration.format(Duration.between(start, plan.now())) + ")");
     if (plan.failed()) {
       out.println("  the sync failed, nothing is evicted: " + plan.failure());
       return;
@@ -117,7 +131,8 @@ final class ExplainCommand implements Callable<Integer> {
       }
     }
     if (plan.signal() == null) {
-      List<EvictionPlan.ThresholdStatus> active = plan.thresholds().stream().filter(EvictionPlan.ThresholdStatus::active).toList();
+      List<EvictionPlan.ThresholdStatus> active =
+          plan.thresholds().stream().filter(EvictionPlan.ThresholdStatus::active).toList();
       if (active.isEmpty()) {
         out.println("  no threshold is met: nothing to act on");
       } else {
@@ -136,8 +151,17 @@ final class ExplainCommand implements Callable<Integer> {
               + " (threshold "
               + acted.quantity()
               + ", available "
-              + plan.observations().stream().filter(o -> o.signal() == t.signal()).findFirst().map(o -> o.availableQuantity().toString()).orElse("?")
-              + (t.isHard() ? "; hard: acted on at once" : "; soft: grace period " + GoDuration.format(t.gracePeriod()) + " met, first observed t=" + GoDuration.format(Duration.between(start, acted.firstObservedAt())))
+              + plan.observations().stream()
+                  .filter(o -> o.signal() == t.signal())
+                  .findFirst()
+                  .map(o -> o.availableQuantity().toString())
+                  .orElse("?")
+              + (t.isHard()
+                  ? "; hard: acted on at once"
+                  : "; soft: grace period "
+                      + GoDuration.format(t.gracePeriod())
+                      + " met, first observed t="
+                      + GoDuration.format(Duration.between(start, acted.firstObservedAt())))
               + ")");
       out.println("  (threshold from " + t.origin() + ")");
     }
@@ -145,10 +169,17 @@ final class ExplainCommand implements Callable<Integer> {
       out.println(
           "  node-level reclaim ran first: "
               + plan.reclaimed().stream().map(Object::toString).collect(Collectors.joining(", "))
-              + (plan.reclaimResolved() ? " - and freed enough, so no pod is evicted" : " - and did not free enough"));
+              + (plan.reclaimResolved()
+                  ? " - and freed enough, so no pod is evicted"
+                  : " - and did not free enough"));
     }
     if (!plan.ranking().isEmpty()) {
-      out.println("  ranking for " + plan.signal() + " (" + plan.ranking().size() + " pods; keys compared in order, equal keys keep the pod list order):");
+      out.println(
+          "  ranking for "
+              + plan.signal()
+              + " ("
+              + plan.ranking().size()
+              + " pods; keys compared in order, equal keys keep the pod list order):");
       int shown = top <= 0 ? plan.ranking().size() : Math.min(top, plan.ranking().size());
       for (int i = 0; i < shown; i++) {
         EvictionPlan.RankedPod r = plan.ranking().get(i);
@@ -158,7 +189,9 @@ final class ExplainCommand implements Callable<Integer> {
                 + ". "
                 + r.pod().key()
                 + "  "
-                + r.key().stream().map(c -> c.name() + "=" + c.shownValue()).collect(Collectors.joining(" "))
+                + r.key().stream()
+                    .map(c -> c.name() + "=" + c.shownValue())
+                    .collect(Collectors.joining(" "))
                 + (r.exemptReason() == null ? "" : "   skipped: " + r.exemptReason()));
       }
       if (shown < plan.ranking().size()) {
@@ -176,8 +209,17 @@ final class ExplainCommand implements Callable<Integer> {
       out.println("  no pod is evicted in this step");
     }
     for (EvictionDecision d : plan.decisions()) {
-      out.println("  evict " + d.pod().key() + " (" + d.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + ", " + d.signal() + (PlanText.methodSuffix(d).isEmpty() ? "" : "," + PlanText.methodSuffix(d)) + ")");
-      out.println("    grace period " + d.gracePeriodSeconds() + "s: " + whyGrace(config, d, acted, pods));
+      out.println(
+          "  evict "
+              + d.pod().key()
+              + " ("
+              + d.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+              + ", "
+              + d.signal()
+              + (PlanText.methodSuffix(d).isEmpty() ? "" : "," + PlanText.methodSuffix(d))
+              + ")");
+      out.println(
+          "    grace period " + d.gracePeriodSeconds() + "s: " + whyGrace(config, d, acted, pods));
       out.println("    message: \"" + d.message() + "\"");
       List<EvictionPlan.RuleFiring> trace = plan.decisionTrace().get(d.pod().uid());
       if (trace != null && !trace.isEmpty()) {
@@ -195,8 +237,13 @@ final class ExplainCommand implements Callable<Integer> {
 
   private static String whyNotYet(EvictionPlan.ThresholdStatus s, Instant now) {
     if (!s.gracePeriodMet()) {
-      Duration elapsed = s.firstObservedAt() == null ? Duration.ZERO : Duration.between(s.firstObservedAt(), now);
-      return "grace period " + GoDuration.format(s.threshold().gracePeriod()) + " not met (" + GoDuration.format(elapsed) + " elapsed)";
+      Duration elapsed =
+          s.firstObservedAt() == null ? Duration.ZERO : Duration.between(s.firstObservedAt(), now);
+      return "grace period "
+          + GoDuration.format(s.threshold().gracePeriod())
+          + " not met ("
+          + GoDuration.format(elapsed)
+          + " elapsed)";
     }
     if (!s.actionable()) {
       return "statistics not updated since the last sync";
@@ -204,7 +251,11 @@ final class ExplainCommand implements Callable<Integer> {
     return "another threshold is acted on first";
   }
 
-  private static String whyGrace(EvictionConfig config, EvictionDecision d, EvictionPlan.ThresholdStatus acted, List<Pod> pods) {
+  private static String whyGrace(
+      EvictionConfig config,
+      EvictionDecision d,
+      EvictionPlan.ThresholdStatus acted,
+      List<Pod> pods) {
     if (d.kind() == EvictionDecision.Kind.LOCAL_STORAGE) {
       return "local-storage limit evictions are immediate";
     }
@@ -213,8 +264,10 @@ final class ExplainCommand implements Callable<Integer> {
     }
     Long own = null;
     for (Pod p : pods) {
-      if (p.getMetadata() != null && d.pod().name().equals(p.getMetadata().getName())
-          && d.pod().namespace().equals(dev.evictd.engine.PodFacts.namespace(p)) && p.getSpec() != null) {
+      if (p.getMetadata() != null
+          && d.pod().name().equals(p.getMetadata().getName())
+          && d.pod().namespace().equals(dev.evictd.engine.PodFacts.namespace(p))
+          && p.getSpec() != null) {
         own = p.getSpec().getTerminationGracePeriodSeconds();
       }
     }

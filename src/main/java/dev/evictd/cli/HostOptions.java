@@ -4,7 +4,10 @@ import dev.evictd.linux.HostPaths;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** Where this host keeps cgroups, /proc and the kubelet's and runtime's data: the options of stats and doctor. */
+/**
+ * Where this host keeps cgroups, /proc and the kubelet's and runtime's data: the options of stats
+ * and doctor.
+ */
 final class HostOptions {
   @Option(
       names = "--cgroup-root",
@@ -24,14 +27,16 @@ final class HostOptions {
       names = "--kubelet-root-dir",
       paramLabel = "DIR",
       defaultValue = "/var/lib/kubelet",
-      description = "kubelet root directory, measured as nodefs; / when missing (default: ${DEFAULT-VALUE}).")
+      description =
+          "kubelet root directory, measured as nodefs; / when missing (default: ${DEFAULT-VALUE}).")
   Path kubeletRootDir;
 
   @Option(
       names = "--runtime-root",
       paramLabel = "DIR",
       defaultValue = "/var/lib/containerd",
-      description = "container runtime root, measured as imagefs; / when missing (default: ${DEFAULT-VALUE}).")
+      description =
+          "container runtime root, measured as imagefs; / when missing (default: ${DEFAULT-VALUE}).")
   Path runtimeRoot;
 
   @Option(

@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A JUnit XML report of a fixture run: one testcase per fixture, failures carrying the first mismatch. */
+/**
+ * A JUnit XML report of a fixture run: one testcase per fixture, failures carrying the first
+ * mismatch.
+ */
 final class JunitXml {
   private record Case(String classname, String name, double seconds, String kind, String message) {}
 
@@ -23,7 +26,12 @@ final class JunitXml {
           case ERROR -> "error";
         };
     cases.add(
-        new Case(r.file().toString(), r.name(), r.millis() / 1000.0, kind, r.mismatch() == null ? null : r.mismatch().toString()));
+        new Case(
+            r.file().toString(),
+            r.name(),
+            r.millis() / 1000.0,
+            kind,
+            r.mismatch() == null ? null : r.mismatch().toString()));
   }
 
   void error(Path file, String name, String message, long millis) {
@@ -35,20 +43,34 @@ final class JunitXml {
     long errors = cases.stream().filter(c -> "error".equals(c.kind())).count();
     double time = cases.stream().mapToDouble(Case::seconds).sum();
     StringBuilder sb = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    sb.append(String.format(
-        java.util.Locale.ROOT,
-        "<testsuite name=\"evictd fixtures\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" time=\"%.3f\">%n",
-        cases.size(), failures, errors, time));
+    sb.append(
+        String.format(
+            java.util.Locale.ROOT,
+            "<testsuite name=\"evictd fixtures\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"0\" time=\"%.3f\">%n",
+            cases.size(),
+            failures,
+            errors,
+            time));
     for (Case c : cases) {
-      sb.append(String.format(
-          java.util.Locale.ROOT,
-          "  <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"",
-          esc(c.classname()), esc(c.name()), c.seconds()));
+      sb.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "  <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\"",
+              esc(c.classname()),
+              esc(c.name()),
+              c.seconds()));
       if (c.kind() == null) {
         sb.append("/>\n");
       } else {
-        sb.append(">\n    <").append(c.kind()).append(" message=\"").append(esc(c.message())).append("\">")
-            .append(esc(c.message())).append("</").append(c.kind()).append(">\n  </testcase>\n");
+        sb.append(">\n    <")
+            .append(c.kind())
+            .append(" message=\"")
+            .append(esc(c.message()))
+            .append("\">")
+            .append(esc(c.message()))
+            .append("</")
+            .append(c.kind())
+            .append(">\n  </testcase>\n");
       }
     }
     sb.append("</testsuite>\n");

@@ -27,10 +27,13 @@ import picocli.CommandLine.Command;
 public final class Main implements Runnable {
   /** Exit code: success. */
   public static final int OK = 0;
+
   /** Exit code: a fixture failed (or a check found problems). */
   public static final int FAILED = 1;
+
   /** Exit code: bad input (unreadable or invalid file, configuration or rules). */
   public static final int BAD_INPUT = 2;
+
   /** Exit code: an internal error (a bug). */
   public static final int INTERNAL = 3;
 
@@ -42,7 +45,8 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** Runs the command line with the given output streams; returns the exit code. */
@@ -66,7 +70,9 @@ public final class Main implements Runnable {
         (ex, a) -> {
           CommandLine c = ex.getCommandLine();
           c.getErr().println("evictd: " + ex.getMessage());
-          c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+          c.getErr()
+              .println(
+                  "Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
           return BAD_INPUT;
         });
     return cl.execute(args);

@@ -26,29 +26,53 @@ import picocli.CommandLine.Option;
 @Command(
     name = "plan",
     mixinStandardHelpOptions = true,
-    description = "Run one sync on captured data: a kubelet configuration, the node's pods and its stats summary.")
+    description =
+        "Run one sync on captured data: a kubelet configuration, the node's pods and its stats summary.")
 final class PlanCommand implements Callable<Integer> {
   @Mixin RulesOption rules = new RulesOption();
 
-  @Option(names = "--config", required = true, paramLabel = "FILE", description = "KubeletConfiguration YAML.")
+  @Option(
+      names = "--config",
+      required = true,
+      paramLabel = "FILE",
+      description = "KubeletConfiguration YAML.")
   Path config;
 
-  @Option(names = "--pods", required = true, paramLabel = "FILE", description = "Pods: a v1 PodList, a List, a YAML list of pods, or pod documents.")
+  @Option(
+      names = "--pods",
+      required = true,
+      paramLabel = "FILE",
+      description = "Pods: a v1 PodList, a List, a YAML list of pods, or pod documents.")
   Path podsFile;
 
-  @Option(names = "--summary", required = true, paramLabel = "FILE", description = "Stats summary JSON (GET /api/v1/nodes/NODE/proxy/stats/summary).")
+  @Option(
+      names = "--summary",
+      required = true,
+      paramLabel = "FILE",
+      description = "Stats summary JSON (GET /api/v1/nodes/NODE/proxy/stats/summary).")
   Path summaryFile;
 
-  @Option(names = "--node", paramLabel = "NAME", description = "Node name (default: from the summary, else \"node\").")
+  @Option(
+      names = "--node",
+      paramLabel = "NAME",
+      description = "Node name (default: from the summary, else \"node\").")
   String node;
 
-  @Option(names = "--fs-layout", paramLabel = "LAYOUT", description = "shared, dedicated or split (default: inferred from the summary).")
+  @Option(
+      names = "--fs-layout",
+      paramLabel = "LAYOUT",
+      description = "shared, dedicated or split (default: inferred from the summary).")
   String fsLayout;
 
-  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "table",
+      description = "table or json")
   String output;
 
-  @Option(names = "--explain", description = "Explain the decision: keys, rules that fired and the facts they matched.")
+  @Option(
+      names = "--explain",
+      description = "Explain the decision: keys, rules that fired and the facts they matched.")
   boolean explain;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -65,13 +89,21 @@ final class PlanCommand implements Callable<Integer> {
     if (fsLayout != null) {
       layout =
           FsLayout.fromKey(fsLayout)
-              .orElseThrow(() -> new ConfigException("--fs-layout: unknown layout \"" + fsLayout + "\" (shared, dedicated or split)"));
+              .orElseThrow(
+                  () ->
+                      new ConfigException(
+                          "--fs-layout: unknown layout \""
+                              + fsLayout
+                              + "\" (shared, dedicated or split)"));
     } else {
       layout = CapturedInputs.inferLayout(summary);
     }
     String nodeName = node;
     if (nodeName == null) {
-      nodeName = summary.node() != null && summary.node().nodeName() != null ? summary.node().nodeName() : "node";
+      nodeName =
+          summary.node() != null && summary.node().nodeName() != null
+              ? summary.node().nodeName()
+              : "node";
     }
     YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
     EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);

@@ -10,16 +10,17 @@ import dev.evictd.config.GoDuration;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureResult;
+import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
-import tools.jackson.databind.SerializationFeature;
 
 /** Renders plans as JSON: a stable, explicit shape for scripts. */
 final class PlanJson {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
-  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
   private PlanJson() {}
 

@@ -14,7 +14,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Renders plans as readable text for the timeline of {@code replay} and the table of {@code plan}. */
+/**
+ * Renders plans as readable text for the timeline of {@code replay} and the table of {@code plan}.
+ */
 final class PlanText {
   private static final int RANKING_HEAD = 5;
 
@@ -56,7 +58,8 @@ final class PlanText {
   }
 
   /** One plan, indented under a header line. */
-  static void printPlan(PrintWriter out, String header, EvictionPlan p, Instant start, boolean fullRanking) {
+  static void printPlan(
+      PrintWriter out, String header, EvictionPlan p, Instant start, boolean fullRanking) {
     out.println(header + "  t=" + GoDuration.format(Duration.between(start, p.now())));
     if (p.observations().isEmpty()) {
       out.println("  signals     (no observation)");
@@ -73,10 +76,14 @@ final class PlanText {
       StringBuilder sb = new StringBuilder(s.threshold().id()).append(" < ").append(s.quantity());
       sb.append(s.met() ? ": met" : ": not yet resolved (min reclaim)");
       if (s.firstObservedAt() != null) {
-        sb.append(", first observed t=").append(GoDuration.format(Duration.between(start, s.firstObservedAt())));
+        sb.append(", first observed t=")
+            .append(GoDuration.format(Duration.between(start, s.firstObservedAt())));
       }
       if (!s.threshold().isHard()) {
-        sb.append(s.gracePeriodMet() ? ", grace period met" : ", within grace period " + GoDuration.format(s.threshold().gracePeriod()));
+        sb.append(
+            s.gracePeriodMet()
+                ? ", grace period met"
+                : ", within grace period " + GoDuration.format(s.threshold().gracePeriod()));
       }
       if (s.gracePeriodMet() && !s.actionable()) {
         sb.append(", statistics not updated");
@@ -88,7 +95,10 @@ final class PlanText {
       out.println("  thresholds  none in effect");
     }
     out.println(
-        "  conditions  " + (p.conditions().isEmpty() ? "none" : p.conditions().stream().map(Enum::name).collect(Collectors.joining(", "))));
+        "  conditions  "
+            + (p.conditions().isEmpty()
+                ? "none"
+                : p.conditions().stream().map(Enum::name).collect(Collectors.joining(", "))));
     if (p.signal() != null) {
       out.println("  acting on   " + p.signal());
     }
@@ -145,7 +155,9 @@ final class PlanText {
 
   private static String observation(Observation o) {
     Quantity cap =
-        Quantity.of(o.capacity(), o.signal().binaryUnits() ? Quantity.Format.BINARY_SI : Quantity.Format.DECIMAL_SI);
+        Quantity.of(
+            o.capacity(),
+            o.signal().binaryUnits() ? Quantity.Format.BINARY_SI : Quantity.Format.DECIMAL_SI);
     return o.signal() + " " + o.availableQuantity() + " of " + cap;
   }
 
@@ -154,8 +166,9 @@ final class PlanText {
   }
 
   /**
-   * " method evict" when a rule chose how to carry the decision out, "" for the agent's default method: shown
-   * wherever decisions are printed, so a policy that only changes the method is visible in plans and diffs.
+   * " method evict" when a rule chose how to carry the decision out, "" for the agent's default
+   * method: shown wherever decisions are printed, so a policy that only changes the method is
+   * visible in plans and diffs.
    */
   static String methodSuffix(EvictionDecision d) {
     return d.method() == dev.evictd.api.EvictionMethod.DEFAULT

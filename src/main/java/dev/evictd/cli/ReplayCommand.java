@@ -19,11 +19,15 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
-    description = "Run a fixture and print a readable timeline: clock, signals, thresholds, conditions, ranking, decisions.")
+    description =
+        "Run a fixture and print a readable timeline: clock, signals, thresholds, conditions, ranking, decisions.")
 final class ReplayCommand implements Callable<Integer> {
   @Mixin RulesOption rules = new RulesOption();
 
-  @Option(names = {"-o", "--output"}, defaultValue = "text", description = "text or json")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "text",
+      description = "text or json")
   String output;
 
   @Option(names = "--full-ranking", description = "Print every ranked pod, not only the head.")
@@ -46,7 +50,8 @@ final class ReplayCommand implements Callable<Integer> {
       return r.passed() ? Main.OK : Main.FAILED;
     }
     if (!"text".equals(output)) {
-      throw new dev.evictd.api.ConfigException("unknown output format \"" + output + "\" (text or json)");
+      throw new dev.evictd.api.ConfigException(
+          "unknown output format \"" + output + "\" (text or json)");
     }
     out.println("fixture  " + f.name() + "  (" + f.file() + ")");
     out.println("rules    " + rs.source() + "  sha256 " + rs.sha256().substring(0, 12));
@@ -58,11 +63,14 @@ final class ReplayCommand implements Callable<Integer> {
     }
     out.println();
     switch (r.status()) {
-      case PASSED -> out.println("result   PASS (" + r.plans().size() + " steps, expectations hold)");
+      case PASSED ->
+          out.println("result   PASS (" + r.plans().size() + " steps, expectations hold)");
       case FAILED -> out.println("result   FAIL: " + r.mismatch());
       default -> out.println("result   ERROR: " + r.mismatch());
     }
     out.flush();
-    return r.passed() ? Main.OK : (r.status() == FixtureResult.Status.FAILED ? Main.FAILED : Main.BAD_INPUT);
+    return r.passed()
+        ? Main.OK
+        : (r.status() == FixtureResult.Status.FAILED ? Main.FAILED : Main.BAD_INPUT);
   }
 }

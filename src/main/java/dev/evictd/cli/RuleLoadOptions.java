@@ -8,15 +8,21 @@ import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
-/** How the commands that load rules trust them: the SHA-256 pin, the policy lint opt-out, file permissions. */
+/**
+ * How the commands that load rules trust them: the SHA-256 pin, the policy lint opt-out, file
+ * permissions.
+ */
 class RuleLoadOptions {
-  /** The environment variable that, set to 1, has the same effect as {@code --allow-unsafe-rules}. */
+  /**
+   * The environment variable that, set to 1, has the same effect as {@code --allow-unsafe-rules}.
+   */
   static final String UNSAFE_ENV = "EVICTD_ALLOW_UNSAFE_RULES";
 
   @Option(
       names = "--rules-sha256",
       paramLabel = "HEX",
-      description = "Accept only the rule set with this SHA-256 (as `evictd rules check` prints it).")
+      description =
+          "Accept only the rule set with this SHA-256 (as `evictd rules check` prints it).")
   String pin;
 
   @Option(
@@ -29,7 +35,8 @@ class RuleLoadOptions {
 
   @Option(
       names = "--strict-permissions",
-      description = "Refuse rule files and directories that anyone but root or this user can write.")
+      description =
+          "Refuse rule files and directories that anyone but root or this user can write.")
   boolean strictPermissions;
 
   /** The load options, with {@code ownership} unless --strict-permissions asks to enforce it. */

@@ -24,8 +24,9 @@ final class RulesCommand implements Runnable {
   }
 
   /**
-   * {@code evictd rules check [PATH]}: runs the policy lint and compiles a rule set (a directory, or one file on its
-   * own); refusals and errors as {@code file:line}, exit 2. Files others can write are warned about.
+   * {@code evictd rules check [PATH]}: runs the policy lint and compiles a rule set (a directory,
+   * or one file on its own); refusals and errors as {@code file:line}, exit 2. Files others can
+   * write are warned about.
    */
   @Command(
       name = "check",
@@ -35,7 +36,10 @@ final class RulesCommand implements Runnable {
         "The policy lint refuses rules that reach outside evictd's facts and plain Java values (see docs/security.md)."
       })
   static final class Check implements Callable<Integer> {
-    @Parameters(paramLabel = "PATH", arity = "0..1", description = "Rules directory, or one .drl file.")
+    @Parameters(
+        paramLabel = "PATH",
+        arity = "0..1",
+        description = "Rules directory, or one .drl file.")
     Path dir;
 
     @CommandLine.Mixin RuleLoadOptions load = new RuleLoadOptions();

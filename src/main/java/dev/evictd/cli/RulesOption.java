@@ -9,8 +9,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code --rules DIR} option shared by the commands that run the planner (with the pin, lint and permission
- * options of {@link RuleLoadOptions}), and a cache of compiled sets.
+ * The {@code --rules DIR} option shared by the commands that run the planner (with the pin, lint
+ * and permission options of {@link RuleLoadOptions}), and a cache of compiled sets.
  */
 final class RulesOption extends RuleLoadOptions {
   @Option(
@@ -25,7 +25,10 @@ final class RulesOption extends RuleLoadOptions {
   private final Map<Path, RuleSet> cache = new HashMap<>();
   private RuleSet defaults;
 
-  /** The rule set chosen by --rules, else {@code fallback} (a fixture's own rules), else the packaged defaults. */
+  /**
+   * The rule set chosen by --rules, else {@code fallback} (a fixture's own rules), else the
+   * packaged defaults.
+   */
   RuleSet resolve(Path fallback) {
     Path dir = rules != null ? rules : fallback;
     RuleCompiler.Options options = options(RuleCompiler.Ownership.IGNORE);

@@ -28,60 +28,113 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE", description = "Agent configuration YAML.")
   Path config;
 
-  @Option(names = "--standalone", description = "No cluster: host statistics, pods from --pods-file (or none), dry run.")
+  @Option(
+      names = "--standalone",
+      description = "No cluster: host statistics, pods from --pods-file (or none), dry run.")
   Boolean standalone;
 
-  @Option(names = "--node-name", paramLabel = "NAME", description = "This node (default: $NODE_NAME; the host name in standalone mode).")
+  @Option(
+      names = "--node-name",
+      paramLabel = "NAME",
+      description = "This node (default: $NODE_NAME; the host name in standalone mode).")
   String nodeName;
 
-  @Option(names = "--kubelet-config", paramLabel = "FILE", description = "Read eviction settings from the kubelet's configuration file.")
+  @Option(
+      names = "--kubelet-config",
+      paramLabel = "FILE",
+      description = "Read eviction settings from the kubelet's configuration file.")
   String kubeletConfig;
 
-  @Option(names = "--rules", paramLabel = "DIR", description = "Rules directory, watched and hot-reloaded (default: the packaged rules).")
+  @Option(
+      names = "--rules",
+      paramLabel = "DIR",
+      description = "Rules directory, watched and hot-reloaded (default: the packaged rules).")
   String rules;
 
-  @Option(names = "--rules-sha256", paramLabel = "HEX", description = "Accept only the rule set with this SHA-256.")
+  @Option(
+      names = "--rules-sha256",
+      paramLabel = "HEX",
+      description = "Accept only the rule set with this SHA-256.")
   String rulesSha256;
 
-  @Option(names = "--stats", paramLabel = "SOURCE", description = "kubelet (Summary API, default) or host.")
+  @Option(
+      names = "--stats",
+      paramLabel = "SOURCE",
+      description = "kubelet (Summary API, default) or host.")
   String stats;
 
-  @Option(names = "--kubelet-url", paramLabel = "URL", description = "Read the Summary from the kubelet directly (https://NODE_IP:10250) instead of through the API server.")
+  @Option(
+      names = "--kubelet-url",
+      paramLabel = "URL",
+      description =
+          "Read the Summary from the kubelet directly (https://NODE_IP:10250) instead of through the API server.")
   String kubeletUrl;
 
-  @Option(names = "--executor", paramLabel = "METHOD", description = "dry-run (default), delete, evict or kill, for decisions that choose no method.")
+  @Option(
+      names = "--executor",
+      paramLabel = "METHOD",
+      description =
+          "dry-run (default), delete, evict or kill, for decisions that choose no method.")
   String executor;
 
-  @Option(names = "--metrics-address", paramLabel = "HOST:PORT", description = "Where /metrics, /healthz and /readyz listen (default 127.0.0.1:9091).")
+  @Option(
+      names = "--metrics-address",
+      paramLabel = "HOST:PORT",
+      description = "Where /metrics, /healthz and /readyz listen (default 127.0.0.1:9091).")
   String metricsAddress;
 
-  @Option(names = "--interval", paramLabel = "DURATION", description = "Monitoring interval (default 10s).")
+  @Option(
+      names = "--interval",
+      paramLabel = "DURATION",
+      description = "Monitoring interval (default 10s).")
   String interval;
 
-  @Option(names = "--pod-cleanup-timeout", paramLabel = "DURATION", description = "How long to wait for an evicted pod to go (default 30s).")
+  @Option(
+      names = "--pod-cleanup-timeout",
+      paramLabel = "DURATION",
+      description = "How long to wait for an evicted pod to go (default 30s).")
   String podCleanupTimeout;
 
-  @Option(names = "--pods-file", paramLabel = "FILE", description = "Pods for standalone mode (PodList, List or YAML list).")
+  @Option(
+      names = "--pods-file",
+      paramLabel = "FILE",
+      description = "Pods for standalone mode (PodList, List or YAML list).")
   String podsFile;
 
-  @Option(names = "--fs-layout", paramLabel = "LAYOUT", description = "auto (default), shared, dedicated or split.")
+  @Option(
+      names = "--fs-layout",
+      paramLabel = "LAYOUT",
+      description = "auto (default), shared, dedicated or split.")
   String fsLayout;
 
-  @Option(names = "--cgroup-root", paramLabel = "DIR") String cgroupRoot;
+  @Option(names = "--cgroup-root", paramLabel = "DIR")
+  String cgroupRoot;
 
-  @Option(names = "--proc-root", paramLabel = "DIR") String procRoot;
+  @Option(names = "--proc-root", paramLabel = "DIR")
+  String procRoot;
 
-  @Option(names = "--kubelet-root-dir", paramLabel = "DIR") String kubeletRootDir;
+  @Option(names = "--kubelet-root-dir", paramLabel = "DIR")
+  String kubeletRootDir;
 
-  @Option(names = "--runtime-root-dir", paramLabel = "DIR") String runtimeRootDir;
+  @Option(names = "--runtime-root-dir", paramLabel = "DIR")
+  String runtimeRootDir;
 
-  @Option(names = "--memcg-notifier", paramLabel = "BOOL", description = "Register memcg thresholds for immediate syncs (default true).")
+  @Option(
+      names = "--memcg-notifier",
+      paramLabel = "BOOL",
+      description = "Register memcg thresholds for immediate syncs (default true).")
   String memcgNotifier;
 
-  @Option(names = "--psi-trigger", paramLabel = "TRIGGER", description = "A PSI trigger on memory, e.g. \"some 150000 2000000\".")
+  @Option(
+      names = "--psi-trigger",
+      paramLabel = "TRIGGER",
+      description = "A PSI trigger on memory, e.g. \"some 150000 2000000\".")
   String psiTrigger;
 
-  @Option(names = "--crictl", paramLabel = "CMD", description = "crictl for node-level reclaim (default: crictl on PATH).")
+  @Option(
+      names = "--crictl",
+      paramLabel = "CMD",
+      description = "crictl for node-level reclaim (default: crictl on PATH).")
   String crictl;
 
   @Option(names = "--log-format", paramLabel = "FORMAT", description = "text (default) or json.")
@@ -117,7 +170,8 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    YamlNode file = config == null ? null : YamlNode.parse(config.toString(), CapturedInputs.read(config));
+    YamlNode file =
+        config == null ? null : YamlNode.parse(config.toString(), CapturedInputs.read(config));
     AgentConfig c = AgentConfig.resolve(file, flags(), System.getenv());
     if ("json".equals(c.logFormat())) {
       Logging.json();

@@ -19,16 +19,24 @@ import tools.jackson.databind.json.JsonMapper;
 @Command(
     name = "stats",
     mixinStandardHelpOptions = true,
-    description = "Print this host's statistics (memory, filesystems, PIDs, pod cgroups) as a stats summary, read from cgroups, statvfs and /proc.")
+    description =
+        "Print this host's statistics (memory, filesystems, PIDs, pod cgroups) as a stats summary, read from cgroups, statvfs and /proc.")
 final class StatsCommand implements Callable<Integer> {
-  private static final JsonMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
 
   @Mixin HostOptions host = new HostOptions();
 
-  @Option(names = "--node", paramLabel = "NAME", description = "Node name to report (default: the host name).")
+  @Option(
+      names = "--node",
+      paramLabel = "NAME",
+      description = "Node name to report (default: the host name).")
   String node;
 
-  @Option(names = {"-o", "--output"}, defaultValue = "table", description = "table or json")
+  @Option(
+      names = {"-o", "--output"},
+      defaultValue = "table",
+      description = "table or json")
   String output;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -45,7 +53,8 @@ final class StatsCommand implements Callable<Integer> {
     } else {
       out.println("node     " + s.node().nodeName());
       for (Observation o : Observations.of(s).values()) {
-        out.printf("%-28s available %-12s of %s%n", o.signal().key(), o.availableQuantity(), o.capacity());
+        out.printf(
+            "%-28s available %-12s of %s%n", o.signal().key(), o.availableQuantity(), o.capacity());
       }
       for (Summary.PodStats p : s.pods()) {
         Long ws = p.memory() == null ? null : p.memory().workingSetBytes();

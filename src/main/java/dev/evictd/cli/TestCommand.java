@@ -68,7 +68,9 @@ final class TestCommand implements Callable<Integer> {
       FixtureResult r;
       try {
         Fixture fixture = FixtureLoader.load(f);
-        if (filter != null && !filter.matcher(f.toString()).find() && !filter.matcher(fixture.name()).find()) {
+        if (filter != null
+            && !filter.matcher(f.toString()).find()
+            && !filter.matcher(fixture.name()).find()) {
           continue;
         }
         r = runner.run(fixture);
@@ -110,7 +112,10 @@ final class TestCommand implements Callable<Integer> {
     return failed > 0 ? Main.FAILED : Main.OK;
   }
 
-  /** The fixture files under a path: the file itself, or every *.yaml / *.yml below a directory, sorted. */
+  /**
+   * The fixture files under a path: the file itself, or every *.yaml / *.yml below a directory,
+   * sorted.
+   */
   static List<Path> fixtureFiles(Path p) {
     if (Files.isRegularFile(p)) {
       return List.of(p);
@@ -120,11 +125,13 @@ final class TestCommand implements Callable<Integer> {
     }
     try (Stream<Path> s = Files.walk(p)) {
       return s.filter(Files::isRegularFile)
-          .filter(f -> {
-            String n = f.getFileName().toString();
-            // rules.yaml is a rules directory's manifest, not a fixture
-            return (n.endsWith(".yaml") || n.endsWith(".yml")) && !n.equals(RuleCompiler.MANIFEST);
-          })
+          .filter(
+              f -> {
+                String n = f.getFileName().toString();
+                // rules.yaml is a rules directory's manifest, not a fixture
+                return (n.endsWith(".yaml") || n.endsWith(".yml"))
+                    && !n.equals(RuleCompiler.MANIFEST);
+              })
           .sorted()
           .toList();
     } catch (IOException | java.io.UncheckedIOException e) {

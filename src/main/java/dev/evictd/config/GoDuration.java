@@ -2,14 +2,18 @@ package dev.evictd.config;
 
 import java.time.Duration;
 
-/** Go's {@code time.ParseDuration} and {@code Duration.String}, exactly: "300ms", "-1.5h", "2h45m", "0". */
+/**
+ * Go's {@code time.ParseDuration} and {@code Duration.String}, exactly: "300ms", "-1.5h", "2h45m",
+ * "0".
+ */
 public final class GoDuration {
   private GoDuration() {}
 
   /**
    * Parses a Go duration string.
    *
-   * @throws IllegalArgumentException with Go's message (e.g. {@code time: missing unit in duration "30"})
+   * @throws IllegalArgumentException with Go's message (e.g. {@code time: missing unit in duration
+   *     "30"})
    */
   public static Duration parse(String s) {
     String orig = s;
@@ -69,13 +73,15 @@ public final class GoDuration {
         throw new IllegalArgumentException(
             "time: unknown unit " + quote(unit) + " in duration " + quote(orig));
       }
-      java.math.BigDecimal v = new java.math.BigDecimal((pre ? intPart : "0") + (post ? "." + frac : ""));
+      java.math.BigDecimal v =
+          new java.math.BigDecimal((pre ? intPart : "0") + (post ? "." + frac : ""));
       java.math.BigInteger nanos =
           v.multiply(java.math.BigDecimal.valueOf(unitNanos))
               .setScale(0, java.math.RoundingMode.DOWN)
               .toBigIntegerExact();
       total = total.add(nanos);
-      if (total.bitLength() > 63 && !(neg && total.equals(java.math.BigInteger.ONE.shiftLeft(63)))) {
+      if (total.bitLength() > 63
+          && !(neg && total.equals(java.math.BigInteger.ONE.shiftLeft(63)))) {
         throw invalid(orig);
       }
     }

@@ -3,9 +3,9 @@ package dev.evictd.config;
 import java.util.Set;
 
 /**
- * The top-level field names of a KubeletConfiguration (kubelet.config.k8s.io/v1beta1). evictd reads only the
- * eviction fields; the others are accepted and ignored so a captured configuration loads as it is, while a key
- * outside this schema is refused as the typo it almost always is.
+ * The top-level field names of a KubeletConfiguration (kubelet.config.k8s.io/v1beta1). evictd reads
+ * only the eviction fields; the others are accepted and ignored so a captured configuration loads
+ * as it is, while a key outside this schema is refused as the typo it almost always is.
  */
 final class KubeletConfigurationFields {
   static final Set<String> ALL =

@@ -17,10 +17,11 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Reads the eviction fields of a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) and turns them into
- * thresholds exactly as the kubelet does: its defaults, {@code mergeDefaultEvictionSettings}, the allocatable copy
- * of hard {@code memory.available} thresholds, containerfs thresholds derived from the filesystem layout, and
- * every validation error of {@code ParseThresholdConfig}, each naming the field and the value.
+ * Reads the eviction fields of a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) and turns
+ * them into thresholds exactly as the kubelet does: its defaults, {@code
+ * mergeDefaultEvictionSettings}, the allocatable copy of hard {@code memory.available} thresholds,
+ * containerfs thresholds derived from the filesystem layout, and every validation error of {@code
+ * ParseThresholdConfig}, each naming the field and the value.
  */
 public final class KubeletEvictionConfig {
   /** The kubelet's Linux default hard thresholds, in the order they are listed. */
@@ -65,8 +66,9 @@ public final class KubeletEvictionConfig {
   private KubeletEvictionConfig() {}
 
   /**
-   * Builds the eviction configuration from a KubeletConfiguration mapping (or null for "absent": the kubelet's
-   * defaults). Keys outside the KubeletConfiguration schema are refused as typos; other kubelet fields are ignored.
+   * Builds the eviction configuration from a KubeletConfiguration mapping (or null for "absent":
+   * the kubelet's defaults). Keys outside the KubeletConfiguration schema are refused as typos;
+   * other kubelet fields are ignored.
    *
    * @throws ConfigException naming file, line, field and value
    */
@@ -182,7 +184,14 @@ public final class KubeletEvictionConfig {
       }
       thresholds.add(
           new Threshold(
-              id, d.signal, d.value, d.grace, d.minReclaim, thresholds.size(), d.origin, d.appended));
+              id,
+              d.signal,
+              d.value,
+              d.grace,
+              d.minReclaim,
+              thresholds.size(),
+              d.origin,
+              d.appended));
     }
 
     Duration transition = DEFAULT_TRANSITION;
@@ -233,7 +242,9 @@ public final class KubeletEvictionConfig {
       String v = item.asString(false);
       if (!seen.add(v)) {
         throw item.error(
-            "invalid configuration: duplicated enforcements \"" + v + "\" in enforceNodeAllocatable");
+            "invalid configuration: duplicated enforcements \""
+                + v
+                + "\" in enforceNodeAllocatable");
       }
       if (!ENFORCEMENT_KEYS.contains(v)) {
         throw item.error(
@@ -391,8 +402,9 @@ public final class KubeletEvictionConfig {
   }
 
   /**
-   * The kubelet's UpdateContainerFsThresholds: containerfs thresholds follow nodefs (shared and split layouts) or
-   * imagefs (dedicated layout); a user-given containerfs threshold is replaced in place, with a warning.
+   * The kubelet's UpdateContainerFsThresholds: containerfs thresholds follow nodefs (shared and
+   * split layouts) or imagefs (dedicated layout); a user-given containerfs threshold is replaced in
+   * place, with a warning.
    */
   private static List<Draft> containerFsThresholds(
       List<Draft> in, FsLayout layout, List<String> warnings) {

@@ -30,8 +30,9 @@ import tools.jackson.databind.node.JsonNodeFactory;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * A parsed YAML value that remembers where it came from (file, line, column, path from the document root), so
- * every error about it can name the place. Mappings keep key order; duplicate keys are refused.
+ * A parsed YAML value that remembers where it came from (file, line, column, path from the document
+ * root), so every error about it can name the place. Mappings keep key order; duplicate keys are
+ * refused.
  */
 public final class YamlNode {
   /** The shape of a node. */
@@ -133,7 +134,9 @@ public final class YamlNode {
     return text;
   }
 
-  /** Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text. */
+  /**
+   * Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text.
+   */
   public static String strictUtf8(byte[] bytes) {
     try {
       return StandardCharsets.UTF_8
@@ -172,7 +175,8 @@ public final class YamlNode {
         String childPath = childPath(path, key);
         if (m.containsKey(key)) {
           int kl = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(line);
-          throw new ConfigException(file + ":" + kl + ": " + display(path) + ": duplicate key " + key);
+          throw new ConfigException(
+              file + ":" + kl + ": " + display(path) + ": duplicate key " + key);
         }
         m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
       }
@@ -194,7 +198,8 @@ public final class YamlNode {
     return new YamlNode(file, path, line, col, Kind.SCALAR, null, null, s.getValue(), s.getTag());
   }
 
-  private static final java.util.regex.Pattern IDENTIFIER = java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+  private static final java.util.regex.Pattern IDENTIFIER =
+      java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
 
   private static String childPath(String path, String key) {
     if (IDENTIFIER.matcher(key).matches()) {
@@ -296,7 +301,8 @@ public final class YamlNode {
   /** The scalar as a string; refuses non-string scalars unless {@code acceptNumbers}. */
   public String asString(boolean acceptNumbers) {
     String s = asText();
-    if (!Tag.STR.equals(tag) && !(acceptNumbers && (Tag.INT.equals(tag) || Tag.FLOAT.equals(tag)))) {
+    if (!Tag.STR.equals(tag)
+        && !(acceptNumbers && (Tag.INT.equals(tag) || Tag.FLOAT.equals(tag)))) {
       throw error("expected a string, found " + describe());
     }
     return s;
@@ -363,7 +369,9 @@ public final class YamlNode {
     }
   }
 
-  /** Keys longer than this are no typo of a known key: no edit distance (it costs length x length). */
+  /**
+   * Keys longer than this are no typo of a known key: no edit distance (it costs length x length).
+   */
   private static final int MAX_SUGGESTION_KEY = 64;
 
   /** Known keys are listed only for small schemas (KubeletConfiguration has about a hundred). */
@@ -376,7 +384,9 @@ public final class YamlNode {
     String best = null;
     int bestDist = Integer.MAX_VALUE;
     for (String a : new java.util.TreeSet<>(allowed)) {
-      int d = editDistance(key.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
+      int d =
+          editDistance(
+              key.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
       if (d < bestDist) {
         bestDist = d;
         best = a;
@@ -393,7 +403,9 @@ public final class YamlNode {
     return " (known keys: " + String.join(", ", sorted) + ")";
   }
 
-  /** Edit distance counting a swap of two adjacent letters as one edit (optimal string alignment). */
+  /**
+   * Edit distance counting a swap of two adjacent letters as one edit (optimal string alignment).
+   */
   private static int editDistance(String a, String b) {
     int[][] d = new int[a.length() + 1][b.length() + 1];
     for (int i = 0; i <= a.length(); i++) {
@@ -406,7 +418,10 @@ public final class YamlNode {
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
         d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
           d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
         }
       }
@@ -429,7 +444,10 @@ public final class YamlNode {
     }
   }
 
-  /** Converts the node to a Jackson tree (for binding Kubernetes objects), typing scalars as YAML resolved them. */
+  /**
+   * Converts the node to a Jackson tree (for binding Kubernetes objects), typing scalars as YAML
+   * resolved them.
+   */
   public JsonNode toJson() {
     return toJson(this, JsonNodeFactory.instance);
   }
@@ -469,8 +487,8 @@ public final class YamlNode {
   }
 
   /**
-   * Finds the node at a Jackson-style path below this node ({@code a.b[2].c}) to report where a binding error
-   * occurred; returns the deepest node found.
+   * Finds the node at a Jackson-style path below this node ({@code a.b[2].c}) to report where a
+   * binding error occurred; returns the deepest node found.
    */
   public YamlNode locate(List<Object> pathElements) {
     YamlNode cur = this;

@@ -50,9 +50,10 @@ import org.drools.mvel.parser.ast.expr.TemporalLiteralExpr;
 import org.drools.mvel.parser.ast.expr.WithStatement;
 
 /**
- * Checks one fragment of rule code — a consequence or function body (Java), or a constraint, {@code from}, {@code
- * eval} or attribute expression (the DRL expression language) — against the {@link PolicyAllowlist}. Fragments are
- * parsed with Drools' own DRLX/Java parser; a fragment that does not parse is refused, never skipped.
+ * Checks one fragment of rule code — a consequence or function body (Java), or a constraint, {@code
+ * from}, {@code eval} or attribute expression (the DRL expression language) — against the {@link
+ * PolicyAllowlist}. Fragments are parsed with Drools' own DRLX/Java parser; a fragment that does
+ * not parse is refused, never skipped.
  */
 final class CodeCheck {
   /**
@@ -65,13 +66,15 @@ final class CodeCheck {
   record Origin(String file, int firstLine, String where) {}
 
   /** Variables the engine puts in every consequence; only their fact operations are allowed. */
-  private static final Set<String> ENGINE_VARIABLES = Set.of("drools", "kcontext", "consequenceCtx");
+  private static final Set<String> ENGINE_VARIABLES =
+      Set.of("drools", "kcontext", "consequenceCtx");
 
   /** Engine facades a consequence could name; none is allowed. */
   private static final Set<String> ENGINE_FACADES = Set.of("channels", "entryPoints", "exitPoints");
 
   /** What a consequence may do to the engine: change facts. */
-  private static final Set<String> FACT_OPERATIONS = Set.of("insert", "insertLogical", "update", "delete", "retract");
+  private static final Set<String> FACT_OPERATIONS =
+      Set.of("insert", "insertLogical", "update", "delete", "retract");
 
   private final RuleNames names;
   private final Origin origin;
@@ -101,7 +104,8 @@ final class CodeCheck {
   }
 
   /** Checks an expression of the DRL expression language (constraint, from, eval, salience...). */
-  static void expression(String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
+  static void expression(
+      String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
     CodeCheck c = new CodeCheck(code, names, origin, out);
     Node n;
     try {
@@ -127,15 +131,18 @@ final class CodeCheck {
   }
 
   private void unparsable(String what, Throwable e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst().orElse("");
+    String m =
+        e.getMessage() == null
+            ? e.getClass().getSimpleName()
+            : e.getMessage().lines().findFirst().orElse("");
     m = m.replaceAll("\\(line \\d+,\\s*col \\d+\\)", "").trim();
     refuse("", "code the lint cannot parse", "cannot be analysed: not " + what + ": " + m);
   }
 
   /**
-   * Records a finding at the line where {@code needle} (the word as written) occurs: Drools' parser keeps no
-   * positions, so the fragment's text is searched, from where the previous finding was (nodes are visited in
-   * source order), else from its start.
+   * Records a finding at the line where {@code needle} (the word as written) occurs: Drools' parser
+   * keeps no positions, so the fragment's text is searched, from where the previous finding was
+   * (nodes are visited in source order), else from its start.
    */
   private void refuse(String needle, String name, String reason) {
     int at = needle.isEmpty() ? -1 : indexOfWord(needle, cursor);
@@ -174,7 +181,8 @@ final class CodeCheck {
   }
 
   private void visitAt(Node n) {
-    if (n.getClass().getPackageName().startsWith("org.drools.mvel.parser") && !(n instanceof DrlNameExpr)) {
+    if (n.getClass().getPackageName().startsWith("org.drools.mvel.parser")
+        && !(n instanceof DrlNameExpr)) {
       drl(n);
       return;
     }
@@ -250,7 +258,9 @@ final class CodeCheck {
     return x instanceof BooleanLiteralExpr b && b.getValue();
   }
 
-  /** A dotted name ({@code a.b.c}) as its segments, or null when the expression is not a plain name. */
+  /**
+   * A dotted name ({@code a.b.c}) as its segments, or null when the expression is not a plain name.
+   */
   private static List<String> segments(Expression e) {
     if (e instanceof NameExpr n) {
       List<String> l = new ArrayList<>();
@@ -286,8 +296,8 @@ final class CodeCheck {
   }
 
   /**
-   * A dotted name, possibly the receiver of a method call: the class it starts with must be allowed, and no name
-   * after it may be a refused member.
+   * A dotted name, possibly the receiver of a method call: the class it starts with must be
+   * allowed, and no name after it may be a refused member.
    */
   private void chain(List<String> segments, String calledMethod) {
     String first = segments.get(0);
@@ -302,14 +312,18 @@ final class CodeCheck {
               && FACT_OPERATIONS.contains(calledMethod);
       if (!factOperation) {
         String shown =
-            first + (segments.size() > 1 ? "." + segments.get(1) : calledMethod == null ? "" : "." + calledMethod);
+            first
+                + (segments.size() > 1
+                    ? "." + segments.get(1)
+                    : calledMethod == null ? "" : "." + calledMethod);
         refuse(first, shown, "engine internals");
       }
       return;
     }
     List<RuleNames.Resolved> resolved = names.resolve(segments);
     if (resolved.isEmpty()) {
-      // a variable or a property path, or a name that is no class the lint knows: fail closed on the latter
+      // a variable or a property path, or a name that is no class the lint knows: fail closed on
+      // the latter
       if (Character.isUpperCase(first.charAt(0)) && (segments.size() > 1 || calledMethod != null)) {
         refuse(first, first, PolicyFinding.UNKNOWN);
         return;
@@ -360,7 +374,10 @@ final class CodeCheck {
     }
   }
 
-  /** Refuses a member name that leads to a refused capability; with {@code property}, also its getter forms. */
+  /**
+   * Refuses a member name that leads to a refused capability; with {@code property}, also its
+   * getter forms.
+   */
   private void member(String owner, String name, boolean property) {
     if (name.equals("class")) {
       refuse("class", ".class", "reflection");
@@ -382,7 +399,9 @@ final class CodeCheck {
   }
 
   private void type(ClassOrInterfaceType t) {
-    if (t.getScope().isEmpty() && t.getNameAsString().equals("var") && t.getTypeArguments().isEmpty()) {
+    if (t.getScope().isEmpty()
+        && t.getNameAsString().equals("var")
+        && t.getTypeArguments().isEmpty()) {
       return; // local variable type inference: the initializer is checked
     }
     checkTypeName(t.getNameWithScope());
@@ -405,7 +424,10 @@ final class CodeCheck {
     }
   }
 
-  /** Refuses a class outside the allowlist (written as {@code needle}); returns whether it is allowed. */
+  /**
+   * Refuses a class outside the allowlist (written as {@code needle}); returns whether it is
+   * allowed.
+   */
   private boolean checkClass(String needle, String className) {
     if (PolicyAllowlist.allowed(className)) {
       return true;
@@ -414,7 +436,10 @@ final class CodeCheck {
     return false;
   }
 
-  /** The nodes of Drools' expression language (and its modify/with blocks), which JavaParser does not walk. */
+  /**
+   * The nodes of Drools' expression language (and its modify/with blocks), which JavaParser does
+   * not walk.
+   */
   private void drl(Node n) {
     if (n instanceof DrlxExpression d) {
       visit(d.getExpr());

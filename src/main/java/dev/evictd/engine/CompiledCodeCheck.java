@@ -18,16 +18,20 @@ import org.kie.api.definition.KiePackage;
 import org.kie.api.definition.rule.Rule;
 
 /**
- * The second line of defence: checks the classes the Java compiler produced for the rules' consequences, functions
- * and {@code eval}s. Every class, method and field their constant pools reference must be on the {@link
- * PolicyAllowlist}, or be one of the few engine members generated code needs (inserting, updating and deleting
- * facts). Drools' own invoker classes (generated from templates, with no rule text in them) are not checked.
+ * The second line of defence: checks the classes the Java compiler produced for the rules'
+ * consequences, functions and {@code eval}s. Every class, method and field their constant pools
+ * reference must be on the {@link PolicyAllowlist}, or be one of the few engine members generated
+ * code needs (inserting, updating and deleting facts). Drools' own invoker classes (generated from
+ * templates, with no rule text in them) are not checked.
  *
- * <p>What is not compiled to Java bytecode — constraints, {@code from} expressions, MVEL — is covered by {@link
- * PolicyLint} only.
+ * <p>What is not compiled to Java bytecode — constraints, {@code from} expressions, MVEL — is
+ * covered by {@link PolicyLint} only.
  */
 final class CompiledCodeCheck {
-  /** Engine members generated consequence code calls (owner, then members); their descriptors are not checked. */
+  /**
+   * Engine members generated consequence code calls (owner, then members); their descriptors are
+   * not checked.
+   */
   private static final Map<String, Set<String>> ENGINE_MEMBERS =
       Map.of(
           "org.drools.core.rule.consequence.KnowledgeHelper",
@@ -70,7 +74,10 @@ final class CompiledCodeCheck {
           "java.lang.invoke.StringConcatFactory.makeConcatWithConstants",
           "java.lang.invoke.StringConcatFactory.makeConcat");
 
-  /** Classes compiler-generated code names: bootstrap plumbing, enum switch tables, Drools' function boilerplate. */
+  /**
+   * Classes compiler-generated code names: bootstrap plumbing, enum switch tables, Drools' function
+   * boilerplate.
+   */
   private static final Set<String> COMPILER_TYPES =
       Set.of(
           "java.lang.invoke.LambdaMetafactory",
@@ -100,31 +107,42 @@ final class CompiledCodeCheck {
         if (!e.getKey().endsWith(".class")) {
           continue;
         }
-        String className = e.getKey().substring(0, e.getKey().length() - ".class".length()).replace('/', '.');
+        String className =
+            e.getKey().substring(0, e.getKey().length() - ".class".length()).replace('/', '.');
         String simple = className.substring(className.lastIndexOf('.') + 1);
         if (isInvoker(simple) || ownedBy(simple, report.declaredTypes()) != null) {
           continue;
         }
         String function = ownedBy(simple, report.functions().keySet());
         PolicyLint.Location at =
-            function != null ? report.functions().get(function) : locate(simple, ruleClasses, report);
+            function != null
+                ? report.functions().get(function)
+                : locate(simple, ruleClasses, report);
         if (at == null) {
           at = new PolicyLint.Location(source, 0, "compiled class " + simple);
         }
         for (String[] problem : problems(e.getValue(), function != null)) {
-          out.add(new PolicyFinding(at.file(), at.line(), at.where(), problem[0] + " (compiled code)", problem[1]));
+          out.add(
+              new PolicyFinding(
+                  at.file(), at.line(), at.where(), problem[0] + " (compiled code)", problem[1]));
         }
       }
     }
     return new ArrayList<>(out);
   }
 
-  /** Drools' invoker classes: {@code Rule_<name><hash>DefaultConsequenceInvoker}, {@code ...Eval0Invoker}... */
+  /**
+   * Drools' invoker classes: {@code Rule_<name><hash>DefaultConsequenceInvoker}, {@code
+   * ...Eval0Invoker}...
+   */
   private static boolean isInvoker(String simple) {
     return simple.startsWith("Rule_") && simple.endsWith("Invoker");
   }
 
-  /** The name among {@code owners} that a class is, or is nested in ({@code Owner$1}); null when none. */
+  /**
+   * The name among {@code owners} that a class is, or is nested in ({@code Owner$1}); null when
+   * none.
+   */
   private static String ownedBy(String simple, Set<String> owners) {
     for (String o : owners) {
       if (simple.equals(o) || simple.startsWith(o + "$")) {
@@ -135,7 +153,8 @@ final class CompiledCodeCheck {
   }
 
   /** Rule class simple name ({@code Rule_<escaped name><hash>}) to where the rule is. */
-  private static Map<String, PolicyLint.Location> ruleClasses(KiePackage p, PolicyLint.Report report) {
+  private static Map<String, PolicyLint.Location> ruleClasses(
+      KiePackage p, PolicyLint.Report report) {
     Map<String, PolicyLint.Location> out = new TreeMap<>();
     for (Rule r : p.getRules()) {
       PolicyLint.Location at = report.rules().get(r.getName());
@@ -150,7 +169,10 @@ final class CompiledCodeCheck {
     return out;
   }
 
-  /** Where a rule class's rule is: by its consequence, else by its escaped name followed by the name's hash. */
+  /**
+   * Where a rule class's rule is: by its consequence, else by its escaped name followed by the
+   * name's hash.
+   */
   private static PolicyLint.Location locate(
       String simple, Map<String, PolicyLint.Location> ruleClasses, PolicyLint.Report report) {
     String owner = ownedBy(simple, ruleClasses.keySet());
@@ -171,7 +193,10 @@ final class CompiledCodeCheck {
     return null;
   }
 
-  /** Drools' rule class name escaping: spaces become {@code _}, other non-identifier characters {@code $uNN$}. */
+  /**
+   * Drools' rule class name escaping: spaces become {@code _}, other non-identifier characters
+   * {@code $uNN$}.
+   */
   static String escape(String ruleName) {
     StringBuilder sb = new StringBuilder();
     for (char c : ruleName.toCharArray()) {
@@ -192,7 +217,8 @@ final class CompiledCodeCheck {
     try {
       cp = ConstantPool.read(classFile);
     } catch (IOException | RuntimeException e) {
-      return List.<String[]>of(new String[] {"unreadable class file", "cannot be analysed: " + e.getMessage()});
+      return List.<String[]>of(
+          new String[] {"unreadable class file", "cannot be analysed: " + e.getMessage()});
     }
     List<String[]> out = new ArrayList<>();
     for (int i = 1; i < cp.count; i++) {
@@ -202,7 +228,8 @@ final class CompiledCodeCheck {
         if (!typeAllowed(name, functionClass)) {
           out.add(new String[] {name.replace('$', '.'), PolicyAllowlist.category(name)});
         }
-      } else if (tag == ConstantPool.FIELDREF || tag == ConstantPool.METHODREF
+      } else if (tag == ConstantPool.FIELDREF
+          || tag == ConstantPool.METHODREF
           || tag == ConstantPool.INTERFACE_METHODREF) {
         String owner = internal(cp.utf8(cp.a[cp.a[i]]));
         int nat = cp.b[i];
@@ -256,8 +283,12 @@ final class CompiledCodeCheck {
   }
 
   private static boolean isReader(String member) {
-    return member.startsWith("get") || member.startsWith("is") || member.startsWith("has")
-        || member.equals("equals") || member.equals("hashCode") || member.equals("toString");
+    return member.startsWith("get")
+        || member.startsWith("is")
+        || member.startsWith("has")
+        || member.equals("equals")
+        || member.equals("hashCode")
+        || member.equals("toString");
   }
 
   private static boolean typeAllowed(String name, boolean functionClass) {
@@ -267,7 +298,10 @@ final class CompiledCodeCheck {
         || (COMPILER_TYPES.contains(n) && (functionClass || n.startsWith("java.lang.")));
   }
 
-  /** A class name from the constant pool ({@code java/io/File}, {@code [Ljava/io/File;}) as a binary name. */
+  /**
+   * A class name from the constant pool ({@code java/io/File}, {@code [Ljava/io/File;}) as a binary
+   * name.
+   */
   private static String internal(String name) {
     return PolicyAllowlist.elementType(name.replace('/', '.'));
   }

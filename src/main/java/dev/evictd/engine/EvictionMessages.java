@@ -14,18 +14,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The kubelet's eviction messages and event annotations, word for word. Rules call these to word their decisions;
- * a rule set may word its own.
+ * The kubelet's eviction messages and event annotations, word for word. Rules call these to word
+ * their decisions; a rule set may word its own.
  */
 public final class EvictionMessages {
   /** The annotation listing the containers that used more than they requested. */
   public static final String OFFENDING_CONTAINERS = "offending_containers";
+
   /** The annotation listing those containers' usage. */
   public static final String OFFENDING_CONTAINERS_USAGE = "offending_containers_usage";
+
   /** The annotation naming the pod when pod-level resources are set. */
   public static final String OFFENDING_POD = "offending_pod";
+
   /** The annotation with the pod's usage when pod-level resources are set. */
   public static final String OFFENDING_POD_USAGE = "offending_pod_usage";
+
   /** The annotation naming the starved resource. */
   public static final String STARVED_RESOURCE = "starved_resource";
 
@@ -35,9 +39,10 @@ public final class EvictionMessages {
   public record Message(String text, Map<String, String> annotations) {}
 
   /**
-   * The message for an eviction under resource pressure: the starved resource, the threshold and the available
-   * amount, then each container whose usage exceeds its request (memory: working set; ephemeral-storage: rootfs +
-   * logs). Pods without statistics get the first part and no annotations.
+   * The message for an eviction under resource pressure: the starved resource, the threshold and
+   * the available amount, then each container whose usage exceeds its request (memory: working set;
+   * ephemeral-storage: rootfs + logs). Pods without statistics get the first part and no
+   * annotations.
    */
   public static Message pressure(ReclaimTarget target, PodFact pod, PodStats stats) {
     String resource = target.resource();
@@ -58,7 +63,9 @@ public final class EvictionMessages {
         && stats.raw().memory() != null) {
       Quantity podRequest = podLevelRequest(p, resource);
       if (podRequest != null) {
-        Quantity usage = Quantity.of(wsOrZero(stats.raw().memory().workingSetBytes()), Quantity.Format.BINARY_SI);
+        Quantity usage =
+            Quantity.of(
+                wsOrZero(stats.raw().memory().workingSetBytes()), Quantity.Format.BINARY_SI);
         msg.append("Pod ")
             .append(pod.name())
             .append(" was using ")
@@ -90,7 +97,8 @@ public final class EvictionMessages {
           Quantity usage = null;
           if ("ephemeral-storage".equals(resource)) {
             if (cs.rootfsUsedBytes() != null && cs.logsUsedBytes() != null) {
-              usage = Quantity.of(cs.rootfsUsedBytes() + cs.logsUsedBytes(), Quantity.Format.BINARY_SI);
+              usage =
+                  Quantity.of(cs.rootfsUsedBytes() + cs.logsUsedBytes(), Quantity.Format.BINARY_SI);
             }
           } else if ("memory".equals(resource)) {
             if (cs.memoryWorkingSetBytes() != null) {
@@ -135,17 +143,27 @@ public final class EvictionMessages {
 
   /** "Usage of EmptyDir volume "NAME" exceeds the limit "LIMIT". " */
   public static String emptyDirLimit(String volume, Quantity limit) {
-    return "Usage of EmptyDir volume " + goQuote(volume) + " exceeds the limit " + goQuote(limit.toString()) + ". ";
+    return "Usage of EmptyDir volume "
+        + goQuote(volume)
+        + " exceeds the limit "
+        + goQuote(limit.toString())
+        + ". ";
   }
 
   /** "Pod ephemeral local storage usage exceeds the total limit of containers LIMIT. " */
   public static String podEphemeralStorageLimit(Quantity limit) {
-    return "Pod ephemeral local storage usage exceeds the total limit of containers " + limit + ". ";
+    return "Pod ephemeral local storage usage exceeds the total limit of containers "
+        + limit
+        + ". ";
   }
 
   /** "Container NAME exceeded its local ephemeral storage limit "LIMIT". " */
   public static String containerEphemeralStorageLimit(String container, Quantity limit) {
-    return "Container " + container + " exceeded its local ephemeral storage limit " + goQuote(limit.toString()) + ". ";
+    return "Container "
+        + container
+        + " exceeded its local ephemeral storage limit "
+        + goQuote(limit.toString())
+        + ". ";
   }
 
   /** Go's %q for the plain strings these messages quote. */

@@ -14,8 +14,9 @@ public final class Observations {
   private Observations() {}
 
   /**
-   * The observations a summary supports. A signal is observed only when both of its fields are present (available
-   * and capacity, or available and working set for memory); PID availability is maxpid − curproc.
+   * The observations a summary supports. A signal is observed only when both of its fields are
+   * present (available and capacity, or available and working set for memory); PID availability is
+   * maxpid − curproc.
    */
   public static Map<Signal, Observation> of(Summary summary) {
     Map<Signal, Observation> out = new EnumMap<>(Signal.class);
@@ -49,18 +50,24 @@ public final class Observations {
     fs(out, node.fs(), Signal.NODEFS_AVAILABLE, Signal.NODEFS_INODES_FREE);
     if (node.runtime() != null) {
       fs(out, node.runtime().imageFs(), Signal.IMAGEFS_AVAILABLE, Signal.IMAGEFS_INODES_FREE);
-      fs(out, node.runtime().containerFs(), Signal.CONTAINERFS_AVAILABLE, Signal.CONTAINERFS_INODES_FREE);
+      fs(
+          out,
+          node.runtime().containerFs(),
+          Signal.CONTAINERFS_AVAILABLE,
+          Signal.CONTAINERFS_INODES_FREE);
     }
     Summary.RlimitStats rl = node.rlimit();
     if (rl != null && rl.maxpid() != null && rl.curproc() != null) {
       out.put(
           Signal.PID_AVAILABLE,
-          new Observation(Signal.PID_AVAILABLE, rl.maxpid() - rl.curproc(), rl.maxpid(), rl.time()));
+          new Observation(
+              Signal.PID_AVAILABLE, rl.maxpid() - rl.curproc(), rl.maxpid(), rl.time()));
     }
     return out;
   }
 
-  private static void fs(Map<Signal, Observation> out, Summary.FsStats fs, Signal bytes, Signal inodes) {
+  private static void fs(
+      Map<Signal, Observation> out, Summary.FsStats fs, Signal bytes, Signal inodes) {
     if (fs == null) {
       return;
     }

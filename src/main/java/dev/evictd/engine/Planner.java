@@ -34,7 +34,6 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -52,15 +51,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The eviction planner: one long-lived Drools session per node. Each {@link #sync} updates the input facts in
- * place (clock, observations, pods and their statistics), fires the rule phases in order, runs node-level reclaim
- * when the rules ask for it, sorts the pods by the rank keys the rules computed, and returns the plan. State the
- * kubelet keeps between syncs lives in the session as facts.
+ * The eviction planner: one long-lived Drools session per node. Each {@link #sync} updates the
+ * input facts in place (clock, observations, pods and their statistics), fires the rule phases in
+ * order, runs node-level reclaim when the rules ask for it, sorts the pods by the rank keys the
+ * rules computed, and returns the plan. State the kubelet keeps between syncs lives in the session
+ * as facts.
  *
- * <p>Rules run on a dedicated thread ({@link RuleRunner}) within a {@link SyncBudget}: a sync that fires too many
- * rules or runs too long fails, naming the rule, and the planner carries on with a fresh session holding the state
- * from before that sync. A consequence stuck in a Java loop cannot be stopped; its thread is abandoned with the
- * session and everything it can reach, and the planner never touches them again.
+ * <p>Rules run on a dedicated thread ({@link RuleRunner}) within a {@link SyncBudget}: a sync that
+ * fires too many rules or runs too long fails, naming the rule, and the planner carries on with a
+ * fresh session holding the state from before that sync. A consequence stuck in a Java loop cannot
+ * be stopped; its thread is abandoned with the session and everything it can reach, and the planner
+ * never touches them again.
  */
 public final class Planner implements AutoCloseable {
   /** The rule phases (agenda groups), in firing order. */
@@ -79,7 +80,10 @@ public final class Planner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Planner.class);
   private static final int TRACE_LIMIT_PER_RULE = 20;
 
-  /** How many abandoned rule threads the planner tolerates before it refuses to sync (evictd must restart). */
+  /**
+   * How many abandoned rule threads the planner tolerates before it refuses to sync (evictd must
+   * restart).
+   */
   public static final int MAX_ABANDONED_THREADS = 3;
 
   private final EvictionConfig config;
@@ -92,23 +96,29 @@ public final class Planner implements AutoCloseable {
   private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
   private final Map<Signal, Observation> observations = new EnumMap<>(Signal.class);
   private final Map<String, PodEntry> pods = new HashMap<>();
+
   /** The active pods of the last sync, in order. */
   private List<PodEntry> activeEntries = List.of();
+
   private volatile SessionState st = new SessionState();
   private volatile List<Object> stateBeforeSync = List.of();
   private long seq;
   private boolean closed;
 
   /**
-   * One firing of a rule in the current sync. Equal only to itself: firings are collected in sets, and hashing
-   * what they matched (a Ranking holds every pod's key) would cost more than the sync.
+   * One firing of a rule in the current sync. Equal only to itself: firings are collected in sets,
+   * and hashing what they matched (a Ranking holds every pod's key) would cost more than the sync.
    */
   private static final class Firing {
     private final String phase;
     private final String rule;
     private final List<Object> matched;
     private final List<Object> produced = new ArrayList<>(1);
-    /** The firing as the plan shows it, rendered once (the trace and the decisions' provenance share it). */
+
+    /**
+     * The firing as the plan shows it, rendered once (the trace and the decisions' provenance share
+     * it).
+     */
     private EvictionPlan.RuleFiring rendered;
 
     Firing(String phase, String rule, List<Object> matched) {
@@ -134,15 +144,15 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-
   /**
-   * What the listeners of one session record. Each session has its own: when a session is abandoned to a stuck
-   * thread, that thread's listeners keep writing here and nowhere the planner still reads.
+   * What the listeners of one session record. Each session has its own: when a session is abandoned
+   * to a stuck thread, that thread's listeners keep writing here and nowhere the planner still
+   * reads.
    */
   /**
-   * The session as the planner's code uses it. Every call checks, once the engine returns, that the session was
-   * not abandoned meanwhile: a thread that comes back from a stuck rule after its time budget ended stops there,
-   * before it touches anything the planner still uses.
+   * The session as the planner's code uses it. Every call checks, once the engine returns, that the
+   * session was not abandoned meanwhile: a thread that comes back from a stuck rule after its time
+   * budget ended stops there, before it touches anything the planner still uses.
    */
   private static final class RuleSession {
     final KieSession kie;
@@ -188,9 +198,9 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * The facts that hold for this sync only, by class: the plan reads them type by type, and a pressure sync holds
-   * a rank key per pod. Lists keep insertion order; the types read are records (final), so a type's facts come
-   * from one list.
+   * The facts that hold for this sync only, by class: the plan reads them type by type, and a
+   * pressure sync holds a rank key per pod. Lists keep insertion order; the types read are records
+   * (final), so a type's facts come from one list.
    */
   private static final class SyncFacts {
     private final Map<Class<?>, List<Object>> byType = new HashMap<>();
@@ -231,11 +241,14 @@ public final class Planner implements AutoCloseable {
   private static final class SessionState {
     final List<FactHandle> perSyncHandles = new ArrayList<>();
     final SyncFacts perSyncFacts = new SyncFacts();
+
     /** The ranking the planner inserted in this sync and its pods, in rank order. */
     Ranking lastRanking;
+
     List<PodEntry> lastRankingEntries;
     final Map<String, List<String>> exemptions = new HashMap<>();
-    final Set<ThresholdState> thresholdStates = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    final Set<ThresholdState> thresholdStates =
+        java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final Map<Object, Firing> producedBy = new IdentityHashMap<>();
     final List<Firing> firings = new ArrayList<>();
     volatile String phase = "";
@@ -249,12 +262,19 @@ public final class Planner implements AutoCloseable {
   /** What the planner holds for one active pod. */
   private static final class PodEntry {
     String uid;
+
     /** The sync that last listed the pod as active (duplicates and pods gone are found by it). */
     long seenAt = -1;
+
     /** The sync that last ranked the pod (a second rank key for it is ignored). */
     long rankedAt = -1;
-    /** During {@link #updatePods}: the pod object, its new fact (null when unchanged) and its statistics. */
+
+    /**
+     * During {@link #updatePods}: the pod object, its new fact (null when unchanged) and its
+     * statistics.
+     */
     Pod next;
+
     PodFact nextFact;
     Summary.PodStats nextRaw;
     Pod pod;
@@ -265,7 +285,9 @@ public final class Planner implements AutoCloseable {
     FactHandle statsHandle;
   }
 
-  /** Creates the planner's session for a node's configuration, with the default {@link SyncBudget}. */
+  /**
+   * Creates the planner's session for a node's configuration, with the default {@link SyncBudget}.
+   */
   public Planner(RuleSet rules, EvictionConfig config) {
     this(rules, config, SyncBudget.DEFAULT);
   }
@@ -273,7 +295,8 @@ public final class Planner implements AutoCloseable {
   /**
    * Creates the planner's session.
    *
-   * @param maxFiringsBase rule firings allowed per sync on top of a per-pod allowance; a sync past it fails
+   * @param maxFiringsBase rule firings allowed per sync on top of a per-pod allowance; a sync past
+   *     it fails
    */
   public Planner(RuleSet rules, EvictionConfig config, long maxFiringsBase) {
     this(rules, config, SyncBudget.DEFAULT.withFirings(maxFiringsBase));
@@ -283,7 +306,8 @@ public final class Planner implements AutoCloseable {
    * Creates the planner's session.
    *
    * @param budget what one sync may spend on rules
-   * @throws dev.evictd.api.RulesException when loading the facts into the session overruns the time budget
+   * @throws dev.evictd.api.RulesException when loading the facts into the session overruns the time
+   *     budget
    */
   public Planner(RuleSet rules, EvictionConfig config, SyncBudget budget) {
     this.config = config;
@@ -296,9 +320,9 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * Runs session work on the rule thread within the time budget. Returns null when it finished, else why not; the
-   * session is then dropped (and abandoned with its thread when stuck), so the next sync opens a new one from the
-   * state kept before the sync.
+   * Runs session work on the rule thread within the time budget. Returns null when it finished,
+   * else why not; the session is then dropped (and abandoned with its thread when stuck), so the
+   * next sync opens a new one from the state kept before the sync.
    */
   private String guarded(String what, Runnable work) {
     String failure = guardedUntil(what, System.nanoTime() + budget.time().toNanos(), work);
@@ -308,7 +332,10 @@ public final class Planner implements AutoCloseable {
     return failure;
   }
 
-  /** Asks the rules to stop: halts the engine (ends a loop of firings; a consequence stuck in Java runs on). */
+  /**
+   * Asks the rules to stop: halts the engine (ends a loop of firings; a consequence stuck in Java
+   * runs on).
+   */
   private void halt() {
     SessionState state = st;
     state.firingAtTimeout = state.currentFiring;
@@ -325,15 +352,29 @@ public final class Planner implements AutoCloseable {
     Firing f = state.firingAtTimeout;
     String limit = "the time budget of " + dev.evictd.config.GoDuration.format(budget.time());
     String phase = state.phaseAtTimeout.isEmpty() ? "" : " in phase " + state.phaseAtTimeout;
-    String last = state.lastRule == null ? "" : "; the last rule fired was \"" + state.lastRule + "\"";
+    String last =
+        state.lastRule == null ? "" : "; the last rule fired was \"" + state.lastRule + "\"";
     String m;
     if (f != null) {
       m = "rule \"" + f.rule() + "\" did not finish within " + limit + phase;
     } else if (o.stuck()) {
-      m = "rules did not finish within " + limit + " while " + what + phase + " (in a condition" + last + ")";
+      m =
+          "rules did not finish within "
+              + limit
+              + " while "
+              + what
+              + phase
+              + " (in a condition"
+              + last
+              + ")";
     } else {
       m =
-          "rules were still firing at the end of " + limit + " while " + what + phase + last
+          "rules were still firing at the end of "
+              + limit
+              + " while "
+              + what
+              + phase
+              + last
               + ": a rule may be looping";
     }
     if (o.stuck()) {
@@ -346,7 +387,10 @@ public final class Planner implements AutoCloseable {
     dropSession(false);
   }
 
-  /** Forgets the session; a stuck thread keeps it, and its listeners keep writing to a state no one reads. */
+  /**
+   * Forgets the session; a stuck thread keeps it, and its listeners keep writing to a state no one
+   * reads.
+   */
   private void dropSession(boolean stuck) {
     RuleSession s = session;
     session = null;
@@ -382,9 +426,9 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * Opens a session on {@code rules} holding the planner's input facts and the given state facts. Used at
-   * construction, to swap rule sets (state carried over), and to recover from a failed sync. Runs on the rule
-   * thread: inserting facts evaluates the rules' conditions.
+   * Opens a session on {@code rules} holding the planner's input facts and the given state facts.
+   * Used at construction, to swap rule sets (state carried over), and to recover from a failed
+   * sync. Runs on the rule thread: inserting facts evaluates the rules' conditions.
    */
   private void openSession(RuleSet newRules, List<Object> state) {
     KieSession s = newRules.kieBase().newKieSession();
@@ -417,7 +461,10 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-  /** The state facts the planner carries between syncs (first-observed times, conditions, last observations). */
+  /**
+   * The state facts the planner carries between syncs (first-observed times, conditions, last
+   * observations).
+   */
   private List<Object> stateFacts() {
     if (session == null) {
       return stateBeforeSync;
@@ -431,12 +478,12 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * Replaces the rule set at a sync boundary, keeping the session's state (first-observed times, conditions,
-   * thresholds acted on, last observation times, eviction attempts).
+   * Replaces the rule set at a sync boundary, keeping the session's state (first-observed times,
+   * conditions, thresholds acted on, last observation times, eviction attempts).
    *
-   * @throws dev.evictd.api.RulesException when loading the facts into a session of the new rules fails or overruns
-   *     the time budget; the planner then keeps the rules it had (and their state), and the next sync opens a session
-   *     on them
+   * @throws dev.evictd.api.RulesException when loading the facts into a session of the new rules
+   *     fails or overruns the time budget; the planner then keeps the rules it had (and their
+   *     state), and the next sync opens a session on them
    */
   public synchronized void swapRules(RuleSet newRules) {
     if (closed) {
@@ -462,7 +509,10 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-  /** How many rule threads were abandoned because a rule did not stop (they run until evictd restarts). */
+  /**
+   * How many rule threads were abandoned because a rule did not stop (they run until evictd
+   * restarts).
+   */
   public synchronized int abandonedRuleThreads() {
     return runner.abandoned();
   }
@@ -477,17 +527,24 @@ public final class Planner implements AutoCloseable {
     return rules;
   }
 
-  /** Runs one sync: observes, decides and returns the plan. Never throws for a rule failure: the plan carries it. */
+  /**
+   * Runs one sync: observes, decides and returns the plan. Never throws for a rule failure: the
+   * plan carries it.
+   */
   public EvictionPlan sync(Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks) {
     return sync(now, summary, activePods, hooks, List.of());
   }
 
   /**
-   * Runs one sync with extra facts that hold for this sync only: events since the last sync (memcg threshold
-   * crossings, pressure stalls) and observations beyond the summary (PSI averages).
+   * Runs one sync with extra facts that hold for this sync only: events since the last sync (memcg
+   * threshold crossings, pressure stalls) and observations beyond the summary (PSI averages).
    */
   public synchronized EvictionPlan sync(
-      Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks, java.util.Collection<?> facts) {
+      Instant now,
+      Summary summary,
+      List<Pod> activePods,
+      PlannerHooks hooks,
+      java.util.Collection<?> facts) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
     }
@@ -498,7 +555,8 @@ public final class Planner implements AutoCloseable {
       return failedPlan(
           now,
           warnings,
-          runner.abandoned() + " rule threads are stuck in rules that never finished; evictd must be restarted");
+          runner.abandoned()
+              + " rule threads are stuck in rules that never finished; evictd must be restarted");
     }
     long[] timeLeft = {budget.time().toNanos()};
     List<ReclaimAction> reclaimed = new ArrayList<>();
@@ -529,7 +587,9 @@ public final class Planner implements AutoCloseable {
               updatePods(activePods, summary, warnings);
               firingsLeft[0] = budget.firingsFor(pods.size());
               firingsLeft[0] =
-                  fire(List.of("observe", "track", "grace", "local-storage", "select"), firingsLeft[0]);
+                  fire(
+                      List.of("observe", "track", "grace", "local-storage", "select"),
+                      firingsLeft[0]);
               requests.addAll(factsOf(ReclaimRequest.class));
             });
     if (failure == null && !requests.isEmpty()) {
@@ -587,7 +647,8 @@ public final class Planner implements AutoCloseable {
           "reporting the failure",
           System.nanoTime() + budget.time().toNanos(),
           () -> plan[0] = buildPlan(now, reclaimed, warnings, failed));
-      // A failed sync leaves the agenda mid-phase: the next sync starts a clean session with the state from
+      // A failed sync leaves the agenda mid-phase: the next sync starts a clean session with the
+      // state from
       // before this one.
       dropSession();
     }
@@ -595,9 +656,9 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * Runs one part of a sync on the rule thread, within what is left of the sync's time budget ({@code
-   * timeLeft[0]}, nanoseconds, charged with the time the part took); returns null when it finished, else the
-   * failure. Time spent outside the rules (node-level reclaim) is not charged.
+   * Runs one part of a sync on the rule thread, within what is left of the sync's time budget
+   * ({@code timeLeft[0]}, nanoseconds, charged with the time the part took); returns null when it
+   * finished, else the failure. Time spent outside the rules (node-level reclaim) is not charged.
    */
   private String step(String what, long[] timeLeft, Runnable work) {
     long started = System.nanoTime();
@@ -701,7 +762,8 @@ public final class Planner implements AutoCloseable {
 
   private static String describe(Throwable t) {
     String m = t.getMessage();
-    return t.getClass().getSimpleName() + (m == null ? "" : ": " + m.lines().findFirst().orElse(""));
+    return t.getClass().getSimpleName()
+        + (m == null ? "" : ": " + m.lines().findFirst().orElse(""));
   }
 
   private void clearPerSync() {
@@ -756,7 +818,8 @@ public final class Planner implements AutoCloseable {
   }
 
   private void updatePods(List<Pod> activePods, Summary summary, List<String> warnings) {
-    // The active pods in order, a duplicate uid ignored; facts for new and changed pods are built before the session
+    // The active pods in order, a duplicate uid ignored; facts for new and changed pods are built
+    // before the session
     // is touched (a pod that cannot be read fails the sync with the session as it was).
     List<PodEntry> active = new ArrayList<>(activePods.size());
     Map<String, PodEntry> fresh = null;
@@ -768,7 +831,14 @@ public final class Planner implements AutoCloseable {
         e = fresh.get(uid);
       }
       if (e != null && e.seenAt == seq) {
-        warnings.add("pod " + PodFacts.namespace(pod) + "/" + PodFacts.name(pod) + ": duplicate uid " + uid + " ignored");
+        warnings.add(
+            "pod "
+                + PodFacts.namespace(pod)
+                + "/"
+                + PodFacts.name(pod)
+                + ": duplicate uid "
+                + uid
+                + " ignored");
         continue;
       }
       if (e == null) {
@@ -790,7 +860,8 @@ public final class Planner implements AutoCloseable {
       active.add(e);
       position++;
     }
-    // Their statistics: the kubelet's cachedStatsFunc fills a map in summary order, a later entry for a uid wins.
+    // Their statistics: the kubelet's cachedStatsFunc fills a map in summary order, a later entry
+    // for a uid wins.
     if (summary != null) {
       for (Summary.PodStats ps : summary.pods()) {
         if (ps != null && ps.podRef() != null && ps.podRef().uid() != null) {
@@ -896,7 +967,10 @@ public final class Planner implements AutoCloseable {
     insertPerSync(ranking);
   }
 
-  /** The active pod a rank key is for: by its position in the active list, else by uid; null when not active. */
+  /**
+   * The active pod a rank key is for: by its position in the active list, else by uid; null when
+   * not active.
+   */
   private PodEntry entryOf(RankKey k) {
     int p = k.position();
     if (p >= 0 && p < activeEntries.size()) {
@@ -908,7 +982,9 @@ public final class Planner implements AutoCloseable {
     return pods.get(k.uid());
   }
 
-  /** The keys in the order {@link #rank} puts them in (for tests: the same as their natural order). */
+  /**
+   * The keys in the order {@link #rank} puts them in (for tests: the same as their natural order).
+   */
   static List<RankKey> sorted(List<RankKey> keys) {
     List<Ranked> ranked = new ArrayList<>(keys.size());
     for (RankKey k : keys) {
@@ -933,10 +1009,10 @@ public final class Planner implements AutoCloseable {
   }
 
   /**
-   * Sorts by rank key, as {@link RankKey#compareTo} orders them. When every key has the same levels (count and
-   * direction) and every level's exact amount is a long, which is the rule, the keys are compared as arrays of
-   * longs (a descending level stored as its bitwise complement, which reverses the order): the same order without
-   * walking each key's objects at every comparison.
+   * Sorts by rank key, as {@link RankKey#compareTo} orders them. When every key has the same levels
+   * (count and direction) and every level's exact amount is a long, which is the rule, the keys are
+   * compared as arrays of longs (a descending level stored as its bitwise complement, which
+   * reverses the order): the same order without walking each key's objects at every comparison.
    */
   private static void sort(List<Ranked> ranked) {
     List<RankKey.Component> shape = ranked.get(0).key.components();
@@ -1019,7 +1095,8 @@ public final class Planner implements AutoCloseable {
     List<ReclaimTarget> targets = factsOf(ReclaimTarget.class);
     Signal signal = targets.isEmpty() ? null : targets.get(0).signal();
     if (targets.size() > 1) {
-      warnings.add("rules selected " + targets.size() + " thresholds to reclaim; the first is reported");
+      warnings.add(
+          "rules selected " + targets.size() + " thresholds to reclaim; the first is reported");
     }
     List<EvictionPlan.RankedPod> ranking = new ArrayList<>();
     List<Ranking> rankings = factsOf(Ranking.class);
@@ -1047,12 +1124,14 @@ public final class Planner implements AutoCloseable {
       }
       List<EvictionDecision> sorted = new ArrayList<>(raw);
       sorted.sort(
-          Comparator.comparing((EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
+          Comparator.comparing(
+                  (EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
               .thenComparing(d -> positions.get(d.pod().uid())));
       Set<String> decided = new java.util.HashSet<>();
       for (EvictionDecision d : sorted) {
         if (!decided.add(d.pod().uid())) {
-          warnings.add("pod " + d.pod() + " was decided more than once; the first decision is kept");
+          warnings.add(
+              "pod " + d.pod() + " was decided more than once; the first decision is kept");
           continue;
         }
         if (st.exemptions.containsKey(d.pod().uid())) {
@@ -1107,7 +1186,10 @@ public final class Planner implements AutoCloseable {
     return f.rendered;
   }
 
-  /** The firings that produced a fact: the one that inserted it, then those behind the facts it matched. */
+  /**
+   * The firings that produced a fact: the one that inserted it, then those behind the facts it
+   * matched.
+   */
   private List<Firing> provenance(Object fact) {
     Set<Firing> out = new LinkedHashSet<>();
     java.util.ArrayDeque<Object> todo = new java.util.ArrayDeque<>();
@@ -1139,7 +1221,9 @@ public final class Planner implements AutoCloseable {
       int n = counts.get(f.rule());
       if (n > TRACE_LIMIT_PER_RULE) {
         if (summarized.add(f.rule())) {
-          out.add(new EvictionPlan.RuleFiring(f.phase(), f.rule(), List.of("fired " + n + " times"), List.of()));
+          out.add(
+              new EvictionPlan.RuleFiring(
+                  f.phase(), f.rule(), List.of("fired " + n + " times"), List.of()));
         }
         continue;
       }
@@ -1151,7 +1235,9 @@ public final class Planner implements AutoCloseable {
   /** A one-line description of a fact for traces. */
   static String shortDescription(Object o) {
     if (o instanceof java.util.Collection<?> c) {
-      return c.stream().map(Planner::shortDescription).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+      return c.stream()
+          .map(Planner::shortDescription)
+          .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
     if (o != null && o.getClass().getName().startsWith("org.drools.")) {
       return "(initial fact)";
@@ -1160,7 +1246,13 @@ public final class Planner implements AutoCloseable {
       return "PodFact[" + p.key() + "]";
     }
     if (o instanceof PodStats s) {
-      return "PodStats[" + s.uid() + ", memory " + s.memoryWorkingSetBytes() + ", processes " + s.processCount() + "]";
+      return "PodStats["
+          + s.uid()
+          + ", memory "
+          + s.memoryWorkingSetBytes()
+          + ", processes "
+          + s.processCount()
+          + "]";
     }
     if (o instanceof Threshold t) {
       return "Threshold[" + t.id() + "<" + t.value() + "]";
@@ -1190,7 +1282,10 @@ public final class Planner implements AutoCloseable {
 
   private final java.util.ArrayDeque<Attempt> attempts = new java.util.ArrayDeque<>();
 
-  /** Records what the executor did with a decision; rules see it as an {@code EvictionAttempt} fact for an hour. */
+  /**
+   * Records what the executor did with a decision; rules see it as an {@code EvictionAttempt} fact
+   * for an hour.
+   */
   public synchronized void recordAttempt(dev.evictd.api.EvictionAttempt attempt) {
     if (closed) {
       return;
@@ -1198,7 +1293,8 @@ public final class Planner implements AutoCloseable {
     Attempt a = new Attempt(attempt);
     attempts.add(a);
     if (session != null) {
-      String failure = guarded("recording an eviction attempt", () -> a.handle = session.insert(attempt));
+      String failure =
+          guarded("recording an eviction attempt", () -> a.handle = session.insert(attempt));
       if (failure != null) {
         LOG.warn("{}", failure);
       }
@@ -1206,7 +1302,8 @@ public final class Planner implements AutoCloseable {
   }
 
   private void expireAttempts(Instant now) {
-    while (!attempts.isEmpty() && attempts.peekFirst().attempt.time().plus(ATTEMPT_RETENTION).isBefore(now)) {
+    while (!attempts.isEmpty()
+        && attempts.peekFirst().attempt.time().plus(ATTEMPT_RETENTION).isBefore(now)) {
       Attempt a = attempts.pollFirst();
       if (a.handle != null) {
         session.delete(a.handle);
@@ -1227,7 +1324,10 @@ public final class Planner implements AutoCloseable {
     }
   }
 
-  /** Tracks per-sync facts (to retract them next sync), exemptions, and which firing produced each fact. */
+  /**
+   * Tracks per-sync facts (to retract them next sync), exemptions, and which firing produced each
+   * fact.
+   */
   private static final class Listener implements RuleRuntimeEventListener {
     private final SessionState st;
 
@@ -1292,7 +1392,8 @@ public final class Planner implements AutoCloseable {
 
     @Override
     public void beforeMatchFired(BeforeMatchFiredEvent event) {
-      st.currentFiring = new Firing(st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
+      st.currentFiring =
+          new Firing(st.phase, event.getMatch().getRule().getName(), event.getMatch().getObjects());
       st.firings.add(st.currentFiring);
       st.lastRule = st.currentFiring.rule();
     }

@@ -53,9 +53,15 @@ public final class PodFacts {
     List<VolumeLimit> emptyDirLimits = new ArrayList<>();
     if (spec != null && spec.getVolumes() != null) {
       for (Volume v : spec.getVolumes()) {
-        // a null list entry (a YAML "-" with nothing after it) decodes in Go to a volume without a source
+        // a null list entry (a YAML "-" with nothing after it) decodes in Go to a volume without a
+        // source
         if (v != null && v.getEmptyDir() != null && v.getEmptyDir().getSizeLimit() != null) {
-          Quantity limit = parse(v.getEmptyDir().getSizeLimit(), ns, name, "volume " + v.getName() + ": emptyDir.sizeLimit");
+          Quantity limit =
+              parse(
+                  v.getEmptyDir().getSizeLimit(),
+                  ns,
+                  name,
+                  "volume " + v.getName() + ": emptyDir.sizeLimit");
           if (limit.sign() > 0) {
             emptyDirLimits.add(new VolumeLimit(v.getName(), limit));
           }
@@ -79,7 +85,8 @@ public final class PodFacts {
           continue;
         }
         owners.add(
-            new PodOwner(o.getKind(), o.getName(), o.getUid(), Boolean.TRUE.equals(o.getController())));
+            new PodOwner(
+                o.getKind(), o.getName(), o.getUid(), Boolean.TRUE.equals(o.getController())));
       }
     }
     Map<String, String> labels =
@@ -147,7 +154,8 @@ public final class PodFacts {
     Map<String, Long> volumeUsed = new LinkedHashMap<>();
     for (Summary.VolumeStats v : s.volumes()) {
       if (v != null && v.name() != null && v.usedBytes() != null) {
-        // the kubelet's emptyDirLimitEviction fills a map in summary order: a later entry for a name wins
+        // the kubelet's emptyDirLimitEviction fills a map in summary order: a later entry for a
+        // name wins
         volumeUsed.put(v.name(), v.usedBytes());
       }
     }
@@ -157,12 +165,16 @@ public final class PodFacts {
       for (Summary.VolumeStats v : s.volumes()) {
         if (v != null && name.equals(v.name())) {
           volBytes = volBytes.add(BigInteger.valueOf(v.usedBytes() == null ? 0 : v.usedBytes()));
-          volInodes = volInodes.add(BigInteger.valueOf(v.inodesUsed() == null ? 0 : v.inodesUsed()));
+          volInodes =
+              volInodes.add(BigInteger.valueOf(v.inodesUsed() == null ? 0 : v.inodesUsed()));
           break;
         }
       }
     }
-    long ws = s.memory() == null || s.memory().workingSetBytes() == null ? 0 : s.memory().workingSetBytes();
+    long ws =
+        s.memory() == null || s.memory().workingSetBytes() == null
+            ? 0
+            : s.memory().workingSetBytes();
     long procs =
         s.processStats() == null || s.processStats().processCount() == null
             ? 0
@@ -185,7 +197,10 @@ public final class PodFacts {
         new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
   }
 
-  /** An immutable copy without null keys or values (Map.copyOf refuses them; a YAML {@code a: null} has one). */
+  /**
+   * An immutable copy without null keys or values (Map.copyOf refuses them; a YAML {@code a: null}
+   * has one).
+   */
   private static Map<String, String> nonNull(Map<String, String> m) {
     Map<String, String> out = new LinkedHashMap<>();
     m.forEach(

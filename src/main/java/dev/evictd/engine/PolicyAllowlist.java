@@ -6,14 +6,14 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What rule code may reference: evictd's fact and decision types (with EvictionMessages and GoDuration), java.lang
- * value types, java.util collections and functional types, java.time and java.math, the Kubernetes object model (read
- * only) and Drools' {@code @Propagation} annotation. Everything else is refused, with a reason taken from {@link
- * #category}.
+ * What rule code may reference: evictd's fact and decision types (with EvictionMessages and
+ * GoDuration), java.lang value types, java.util collections and functional types, java.time and
+ * java.math, the Kubernetes object model (read only) and Drools' {@code @Propagation} annotation.
+ * Everything else is refused, with a reason taken from {@link #category}.
  *
- * <p>Class names are binary names ({@code java.util.Map$Entry}); a nested class is allowed when its outermost class
- * is. The same lists serve the source check ({@link PolicyLint}) and the compiled-code check ({@link
- * CompiledCodeCheck}).
+ * <p>Class names are binary names ({@code java.util.Map$Entry}); a nested class is allowed when its
+ * outermost class is. The same lists serve the source check ({@link PolicyLint}) and the
+ * compiled-code check ({@link CompiledCodeCheck}).
  */
 final class PolicyAllowlist {
   /** The package every rule file must declare (or a package below it). */
@@ -31,7 +31,8 @@ final class PolicyAllowlist {
           "java.util.function",
           "java.util.stream",
           "java.util.regex",
-          // the fabric8 Pod a PodFact carries: data objects; the compiled-code check allows only their getters
+          // the fabric8 Pod a PodFact carries: data objects; the compiled-code check allows only
+          // their getters
           "io.fabric8.kubernetes.api.model");
 
   /** Classes allowed one by one (with their nested classes). */
@@ -40,7 +41,8 @@ final class PolicyAllowlist {
           "dev.evictd.engine.EvictionMessages",
           // Go-style durations in messages ("10m0s"): parse and format, nothing else
           "dev.evictd.config.GoDuration",
-          // the annotation a rule needs to be re-evaluated eagerly (@Propagation(EAGER)); metadata only
+          // the annotation a rule needs to be re-evaluated eagerly (@Propagation(EAGER)); metadata
+          // only
           "org.kie.api.definition.rule.Propagation",
           // java.lang: values, text, arithmetic, the usual unchecked exceptions, annotations
           "java.lang.Object",
@@ -126,9 +128,10 @@ final class PolicyAllowlist {
           "java.util.ConcurrentModificationException");
 
   /**
-   * Members refused whatever they are called on: the ways from an allowed object to a refused capability (the
-   * source check cannot always know a receiver's type, so these names are refused on any receiver, including as
-   * MVEL properties: {@code x.classLoader} is {@code x.getClassLoader()}).
+   * Members refused whatever they are called on: the ways from an allowed object to a refused
+   * capability (the source check cannot always know a receiver's type, so these names are refused
+   * on any receiver, including as MVEL properties: {@code x.classLoader} is {@code
+   * x.getClassLoader()}).
    */
   static final Map<String, String> MEMBERS =
       Map.ofEntries(
@@ -271,7 +274,10 @@ final class PolicyAllowlist {
 
   private PolicyAllowlist() {}
 
-  /** Whether rule code may use a class (binary name; primitives and arrays of allowed classes included). */
+  /**
+   * Whether rule code may use a class (binary name; primitives and arrays of allowed classes
+   * included).
+   */
   static boolean allowed(String binaryName) {
     String name = elementType(binaryName);
     if (isPrimitive(name)) {
@@ -297,14 +303,18 @@ final class PolicyAllowlist {
     return false;
   }
 
-  /** Whether a package is the rules' own package (classes the rules define: declared types, functions). */
+  /**
+   * Whether a package is the rules' own package (classes the rules define: declared types,
+   * functions).
+   */
   static boolean isRulePackage(String pkg) {
     return pkg.equals(RULES_PACKAGE) || pkg.startsWith(RULES_PACKAGE + ".");
   }
 
   /**
-   * Why a member is refused on a class. With {@code owner} null (the receiver's type is unknown: Java lets a static
-   * method be called on an instance) the members refused on any one class count too.
+   * Why a member is refused on a class. With {@code owner} null (the receiver's type is unknown:
+   * Java lets a static method be called on an instance) the members refused on any one class count
+   * too.
    */
   static Optional<String> refusedMember(String owner, String member) {
     String any = MEMBERS.get(member);
@@ -312,7 +322,8 @@ final class PolicyAllowlist {
       return Optional.of(any);
     }
     for (Map.Entry<String, Map<String, String>> e : CLASS_MEMBERS.entrySet()) {
-      if ((owner == null || e.getKey().equals(elementType(owner))) && e.getValue().containsKey(member)) {
+      if ((owner == null || e.getKey().equals(elementType(owner)))
+          && e.getValue().containsKey(member)) {
         return Optional.of(e.getValue().get(member));
       }
     }
@@ -326,7 +337,8 @@ final class PolicyAllowlist {
     int bestLength = -1;
     for (Map.Entry<String, String> e : CATEGORIES) {
       String p = e.getKey();
-      boolean match = p.endsWith(".") ? name.startsWith(p) : name.equals(p) || name.startsWith(p + ".");
+      boolean match =
+          p.endsWith(".") ? name.startsWith(p) : name.equals(p) || name.startsWith(p + ".");
       if (match && p.length() > bestLength) {
         best = e.getValue();
         bestLength = p.length();
@@ -335,7 +347,10 @@ final class PolicyAllowlist {
     return best == null ? "not on the allowlist" : best;
   }
 
-  /** The class name without array brackets ({@code java.io.File[]} and {@code [Ljava.io.File;} give java.io.File). */
+  /**
+   * The class name without array brackets ({@code java.io.File[]} and {@code [Ljava.io.File;} give
+   * java.io.File).
+   */
   static String elementType(String name) {
     String n = name;
     while (n.endsWith("[]")) {

@@ -44,23 +44,49 @@ import org.drools.drl.parser.DrlParser;
 import org.drools.drl.parser.DroolsParserException;
 
 /**
- * The policy lint: refuses a rule set whose code reaches outside the {@link PolicyAllowlist} — I/O, networking,
- * processes, reflection, class loading, threads, JVM exit, engine internals — or that the lint cannot check (MVEL
- * dialect, custom accumulate code, unparsable fragments, escapes that hide code from review).
+ * The policy lint: refuses a rule set whose code reaches outside the {@link PolicyAllowlist} — I/O,
+ * networking, processes, reflection, class loading, threads, JVM exit, engine internals — or that
+ * the lint cannot check (MVEL dialect, custom accumulate code, unparsable fragments, escapes that
+ * hide code from review).
  *
- * <p>Each file is parsed with the parser the rule compiler uses ({@link DrlParser}); every piece of code in the
- * resulting package description — imports, globals, functions, declared types, rule attributes, patterns and their
- * constraints, {@code from}/{@code eval}/accumulate expressions, consequences — is parsed again with Drools'
- * DRLX/Java parser and its names resolved against the file's imports. {@link CompiledCodeCheck} then checks what
- * the Java compiler produced, as a second line of defence.
+ * <p>Each file is parsed with the parser the rule compiler uses ({@link DrlParser}); every piece of
+ * code in the resulting package description — imports, globals, functions, declared types, rule
+ * attributes, patterns and their constraints, {@code from}/{@code eval}/accumulate expressions,
+ * consequences — is parsed again with Drools' DRLX/Java parser and its names resolved against the
+ * file's imports. {@link CompiledCodeCheck} then checks what the Java compiler produced, as a
+ * second line of defence.
  */
 public final class PolicyLint {
-  /** The accumulate functions Drools provides; custom ones are classes on the class path and are refused. */
+  /**
+   * The accumulate functions Drools provides; custom ones are classes on the class path and are
+   * refused.
+   */
   static final Set<String> ACCUMULATE_FUNCTIONS =
       Set.of(
-          "average", "averageBD", "collectList", "collectSet", "count", "max", "maxN", "maxI", "maxL", "maxBI",
-          "maxBD", "min", "minN", "minI", "minL", "minBI", "minBD", "sum", "sumI", "sumL", "sumBI", "sumBD",
-          "variance", "standardDeviation");
+          "average",
+          "averageBD",
+          "collectList",
+          "collectSet",
+          "count",
+          "max",
+          "maxN",
+          "maxI",
+          "maxL",
+          "maxBI",
+          "maxBD",
+          "min",
+          "minN",
+          "minI",
+          "minL",
+          "minBI",
+          "minBD",
+          "sum",
+          "sumI",
+          "sumL",
+          "sumBI",
+          "sumBD",
+          "variance",
+          "standardDeviation");
 
   /** Rule attributes that schedule firings on a timer thread, outside the planner's sync. */
   private static final Set<String> SCHEDULING_ATTRIBUTES = Set.of("timer", "duration", "calendars");
@@ -71,12 +97,13 @@ public final class PolicyLint {
   private PolicyLint() {}
 
   /**
-   * What the lint learned about a rule set: its findings, and where each rule and function is (for the compiled-code
-   * check to name them).
+   * What the lint learned about a rule set: its findings, and where each rule and function is (for
+   * the compiled-code check to name them).
    *
    * @param findings what is refused, in file and line order
    * @param rules rule name to its file and line
-   * @param functions function class simple name ({@code SoftEvictionGracePeriod}) to its file and line
+   * @param functions function class simple name ({@code SoftEvictionGracePeriod}) to its file and
+   *     line
    * @param declaredTypes simple names of the types the rules declare
    * @param unparsed files the DRL parser could not read (the rule compiler reports their errors)
    */
@@ -183,16 +210,25 @@ public final class PolicyLint {
     List<PolicyFinding> sorted = new ArrayList<>(new LinkedHashSet<>(findings));
     List<String> order = sources.stream().map(RuleSource::path).toList();
     sorted.sort(
-        Comparator.comparingInt((PolicyFinding f) -> order.indexOf(f.file())).thenComparingInt(PolicyFinding::line));
+        Comparator.comparingInt((PolicyFinding f) -> order.indexOf(f.file()))
+            .thenComparingInt(PolicyFinding::line));
     return new Report(sorted, rules, functions, declared, unparsed);
   }
 
-  private static RuleNames names(Set<String> ruleTypes, Map<String, String> imports, List<String> wildcards) {
+  private static RuleNames names(
+      Set<String> ruleTypes, Map<String, String> imports, List<String> wildcards) {
     return new RuleNames(
-        PolicyLint.class.getClassLoader(), PolicyAllowlist.RULES_PACKAGE, ruleTypes, imports, wildcards);
+        PolicyLint.class.getClassLoader(),
+        PolicyAllowlist.RULES_PACKAGE,
+        ruleTypes,
+        imports,
+        wildcards);
   }
 
-  /** The existing classes a {@code declare} names (by its simple or its full name); empty for a new type. */
+  /**
+   * The existing classes a {@code declare} names (by its simple or its full name); empty for a new
+   * type.
+   */
   private static Set<String> existing(RuleNames names, TypeDeclarationDescr t) {
     Set<String> out = new LinkedHashSet<>();
     for (RuleNames.Resolved r : names.resolve(List.of(t.getTypeName().split("\\.")))) {
@@ -213,8 +249,9 @@ public final class PolicyLint {
   }
 
   /**
-   * Checks the raw text: unicode escapes and bidirectional controls make the code a reviewer reads differ from the
-   * code the compiler sees (a {@code \u000a} ends a {@code //} comment for javac, not for a reader).
+   * Checks the raw text: unicode escapes and bidirectional controls make the code a reviewer reads
+   * differ from the code the compiler sees (a {@code \u000a} ends a {@code //} comment for javac,
+   * not for a reader).
    */
   private static void rawText(RuleSource s, List<PolicyFinding> findings) {
     String t = s.text();
@@ -230,7 +267,8 @@ public final class PolicyLint {
         while (j < t.length() && t.charAt(j) == 'u') {
           j++;
         }
-        if (j + 4 <= t.length() && t.substring(j, j + 4).chars().allMatch(h -> Character.digit(h, 16) >= 0)) {
+        if (j + 4 <= t.length()
+            && t.substring(j, j + 4).chars().allMatch(h -> Character.digit(h, 16) >= 0)) {
           findings.add(
               new PolicyFinding(
                   s.path(),
@@ -240,7 +278,10 @@ public final class PolicyLint {
                   "unicode escape (hides code from review; write the character itself)"));
         }
       }
-      if ((c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069') || c == '\u200e' || c == '\u200f'
+      if ((c >= '\u202a' && c <= '\u202e')
+          || (c >= '\u2066' && c <= '\u2069')
+          || c == '\u200e'
+          || c == '\u200f'
           || c == '\u061c') {
         findings.add(
             new PolicyFinding(
@@ -282,7 +323,11 @@ public final class PolicyLint {
         functionImport(i);
       }
       for (AccumulateImportDescr i : pkg.getAccumulateImports()) {
-        refuse(i.getLine(), "import", "import accumulate " + i.getTarget(), "custom accumulate function");
+        refuse(
+            i.getLine(),
+            "import",
+            "import accumulate " + i.getTarget(),
+            "custom accumulate function");
       }
       for (GlobalDescr g : pkg.getGlobals()) {
         CodeCheck.type(g.getType(), origin(g.getLine(), "global " + g.getIdentifier()), names, out);
@@ -301,7 +346,11 @@ public final class PolicyLint {
             "time windows (expire on a timer thread)");
       }
       if (pkg.getUnit() != null) {
-        refuse(pkg.getUnit().getLine(), "unit", "unit " + pkg.getUnit().getTarget(), "rule units (a Java class)");
+        refuse(
+            pkg.getUnit().getLine(),
+            "unit",
+            "unit " + pkg.getUnit().getTarget(),
+            "rule units (a Java class)");
       }
       for (FunctionDescr f : pkg.getFunctions()) {
         function(f);
@@ -328,7 +377,9 @@ public final class PolicyLint {
       if (name.equals("dialect")) {
         if (!value.replace("\"", "").equals("java")) {
           refuse(
-              line, where, "dialect \"" + value.replace("\"", "") + "\"",
+              line,
+              where,
+              "dialect \"" + value.replace("\"", "") + "\"",
               "MVEL dialect (dynamic code the lint cannot check)");
         }
       } else if (SCHEDULING_ATTRIBUTES.contains(name)) {
@@ -344,7 +395,9 @@ public final class PolicyLint {
         String base = target.substring(0, target.length() - 2);
         String asClass = names.binaryName(base);
         boolean ok =
-            asClass != null ? PolicyAllowlist.allowed(asClass) : PolicyAllowlist.wildcardImportAllowed(base);
+            asClass != null
+                ? PolicyAllowlist.allowed(asClass)
+                : PolicyAllowlist.wildcardImportAllowed(base);
         if (!ok) {
           String reason = PolicyAllowlist.category(asClass != null ? asClass : base + ".*");
           refuse(i.getLine(), "import", target, reason);
@@ -395,7 +448,8 @@ public final class PolicyLint {
       fields(e.getFields(), e.getLine(), where);
       for (EnumLiteralDescr l : e.getLiterals()) {
         for (String arg : l.getConstructorArgs()) {
-          CodeCheck.expression(arg, origin(l.getLine() > 0 ? l.getLine() : e.getLine(), where), names, out);
+          CodeCheck.expression(
+              arg, origin(l.getLine() > 0 ? l.getLine() : e.getLine(), where), names, out);
         }
       }
     }
@@ -459,7 +513,10 @@ public final class PolicyLint {
         return;
       }
       int line = d.getLine() > 0 ? d.getLine() : 0;
-      if (d instanceof AndDescr || d instanceof OrDescr || d instanceof NotDescr || d instanceof ExistsDescr
+      if (d instanceof AndDescr
+          || d instanceof OrDescr
+          || d instanceof NotDescr
+          || d instanceof ExistsDescr
           || d instanceof ForallDescr) {
         for (BaseDescr c : ((org.drools.drl.ast.descr.ConditionalElementDescr) d).getDescrs()) {
           lhs(c, where);
@@ -476,7 +533,8 @@ public final class PolicyLint {
       } else if (d instanceof AccumulateDescr a) {
         accumulate(a, where);
       } else {
-        refuse(line, where, d.getClass().getSimpleName(), "cannot be analysed: unknown rule element");
+        refuse(
+            line, where, d.getClass().getSimpleName(), "cannot be analysed: unknown rule element");
       }
     }
 
@@ -510,20 +568,30 @@ public final class PolicyLint {
       } else if (src instanceof AccumulateDescr a && !(src instanceof GroupByDescr)) {
         accumulate(a, where);
       } else {
-        refuse(at, where, src.getClass().getSimpleName().replace("Descr", ""), "cannot be analysed: unknown source");
+        refuse(
+            at,
+            where,
+            src.getClass().getSimpleName().replace("Descr", ""),
+            "cannot be analysed: unknown source");
       }
     }
 
     private void accumulate(AccumulateDescr a, String where) {
       int line = a.getLine() > 0 ? a.getLine() : 0;
-      if (a.getInitCode() != null || a.getActionCode() != null || a.getReverseCode() != null
+      if (a.getInitCode() != null
+          || a.getActionCode() != null
+          || a.getReverseCode() != null
           || a.getResultCode() != null) {
         refuse(line, where, "accumulate init/action/result", "custom accumulate code");
       }
       lhs(a.getInput(), where);
       for (AccumulateDescr.AccumulateFunctionCallDescr f : a.getFunctions()) {
         if (!ACCUMULATE_FUNCTIONS.contains(f.getFunction())) {
-          refuse(line, where, "accumulate function " + f.getFunction(), "not a built-in accumulate function");
+          refuse(
+              line,
+              where,
+              "accumulate function " + f.getFunction(),
+              "not a built-in accumulate function");
         }
         for (String param : f.getParams()) {
           CodeCheck.expression(param, origin(line, where), names, out);
@@ -540,8 +608,8 @@ public final class PolicyLint {
     }
 
     /**
-     * The file line of a fragment's first line: the fragment's first non-blank line is looked up at or after {@code
-     * fromLine}, less the blank lines the fragment starts with.
+     * The file line of a fragment's first line: the fragment's first non-blank line is looked up at
+     * or after {@code fromLine}, less the blank lines the fragment starts with.
      */
     private int lineOfText(String fragment, int fromLine) {
       int leading = 0;

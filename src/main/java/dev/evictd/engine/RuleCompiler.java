@@ -29,7 +29,10 @@ import org.kie.api.runtime.KieContainer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Compiles DRL rule sets at runtime: a directory given by the operator, or the default rules packaged with evictd. */
+/**
+ * Compiles DRL rule sets at runtime: a directory given by the operator, or the default rules
+ * packaged with evictd.
+ */
 public final class RuleCompiler {
   /** Where the packaged copy of {@code rules/} lives on the classpath. */
   public static final String DEFAULT_RULES_RESOURCE = "evictd-rules";
@@ -56,8 +59,8 @@ public final class RuleCompiler {
   /**
    * How a rule set is loaded.
    *
-   * @param allowUnsafe skip the policy lint's refusals (they are logged and kept as warnings): for trusted
-   *     experiments only
+   * @param allowUnsafe skip the policy lint's refusals (they are logged and kept as warnings): for
+   *     trusted experiments only
    * @param pinnedSha256 the SHA-256 the rule set must have, or null
    * @param ownership what to check of the rule files' owners and modes
    */
@@ -107,7 +110,10 @@ public final class RuleCompiler {
     return compileDefault(Options.STRICT);
   }
 
-  /** Compiles the default rules packaged with evictd with the given options (the pin applies; ownership does not). */
+  /**
+   * Compiles the default rules packaged with evictd with the given options (the pin applies;
+   * ownership does not).
+   */
   public static RuleSet compileDefault(Options options) {
     return compile("default", readDefault(), options, new ArrayList<>());
   }
@@ -118,12 +124,14 @@ public final class RuleCompiler {
   private static final int MAX_EXTENDS_DEPTH = 8;
 
   /**
-   * Reads the rule files of a directory. A directory with a {@code rules.yaml} manifest builds on another rule set:
-   * {@code extends: default} (the packaged rules) or a path relative to the directory; its own files replace the
-   * base's files of the same name, and {@code exclude: [name.drl]} drops base files.
+   * Reads the rule files of a directory. A directory with a {@code rules.yaml} manifest builds on
+   * another rule set: {@code extends: default} (the packaged rules) or a path relative to the
+   * directory; its own files replace the base's files of the same name, and {@code exclude:
+   * [name.drl]} drops base files.
    */
   public static List<RuleSource> read(Path dir) {
-    return new Reader(Ownership.IGNORE, new ArrayList<>()).read(dir, new java.util.LinkedHashSet<>());
+    return new Reader(Ownership.IGNORE, new ArrayList<>())
+        .read(dir, new java.util.LinkedHashSet<>());
   }
 
   /** Reads rule directories, checking the owners and modes of what it reads. */
@@ -148,7 +156,8 @@ public final class RuleCompiler {
       }
       if (ownership == Ownership.ENFORCE) {
         throw new RulesException(
-            String.join("\n", problems) + "\n(rule files must be writable only by root or evictd's user)");
+            String.join("\n", problems)
+                + "\n(rule files must be writable only by root or evictd's user)");
       }
       for (String w : problems) {
         LOG.warn("{}", w);
@@ -175,7 +184,9 @@ public final class RuleCompiler {
       checkOwnership(manifest);
       dev.evictd.config.YamlNode m;
       try {
-        m = dev.evictd.config.YamlNode.parse(manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
+        m =
+            dev.evictd.config.YamlNode.parse(
+                manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
         if (!m.isMap()) {
           throw m.error("expected a mapping with \"extends\"");
         }
@@ -185,7 +196,8 @@ public final class RuleCompiler {
       }
       dev.evictd.config.YamlNode ext = m.get("extends");
       if (ext == null || ext.isNull()) {
-        throw new RulesException(m.where() + ": missing required key \"extends\" (default, or a rules directory)");
+        throw new RulesException(
+            m.where() + ": missing required key \"extends\" (default, or a rules directory)");
       }
       List<RuleSource> base;
       try {
@@ -296,20 +308,24 @@ public final class RuleCompiler {
     }
   }
 
-  /** Compiles rule sources; every compile error is reported as {@code file:line:column: message}. */
+  /**
+   * Compiles rule sources; every compile error is reported as {@code file:line:column: message}.
+   */
   public static RuleSet compile(String source, List<RuleSource> sources) {
     return compile(source, sources, Options.STRICT, new ArrayList<>());
   }
 
   /**
-   * Compiles rule sources: checks the pin, runs the policy lint, compiles, then checks the compiled code. With
-   * {@link Options#allowUnsafe()} the lint's refusals are logged and returned as warnings instead.
+   * Compiles rule sources: checks the pin, runs the policy lint, compiles, then checks the compiled
+   * code. With {@link Options#allowUnsafe()} the lint's refusals are logged and returned as
+   * warnings instead.
    */
   public static RuleSet compile(String source, List<RuleSource> sources, Options options) {
     return compile(source, sources, options, new ArrayList<>());
   }
 
-  private static RuleSet compile(String source, List<RuleSource> sources, Options options, List<String> warnings) {
+  private static RuleSet compile(
+      String source, List<RuleSource> sources, Options options, List<String> warnings) {
     String sha256 = sha256(sources);
     if (options.pinnedSha256() != null) {
       RuleProvenance.requirePinned(source, sha256, options.pinnedSha256());
@@ -328,9 +344,11 @@ public final class RuleCompiler {
       }
     }
     PolicyLint.Report report = PolicyLint.check(sources);
-    // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it goes first.
+    // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it
+    // goes first.
     // If the rules compile all the same, they are refused below.
-    List<PolicyFinding> deferred = report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
+    List<PolicyFinding> deferred =
+        report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
     refuseOrWarn(
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
     RuleSet rs = build(source, sources, sha256, warnings);
@@ -339,7 +357,10 @@ public final class RuleCompiler {
       // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
       refuseOrWarn(
           report.unparsed().stream()
-              .map(f -> new PolicyFinding(f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
+              .map(
+                  f ->
+                      new PolicyFinding(
+                          f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
               .toList(),
           options,
           warnings);
@@ -348,7 +369,8 @@ public final class RuleCompiler {
     return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
   }
 
-  private static void refuseOrWarn(List<PolicyFinding> findings, Options options, List<String> warnings) {
+  private static void refuseOrWarn(
+      List<PolicyFinding> findings, Options options, List<String> warnings) {
     if (findings.isEmpty()) {
       return;
     }
@@ -362,10 +384,12 @@ public final class RuleCompiler {
     }
   }
 
-  private static RuleSet build(String source, List<RuleSource> sources, String sha256, List<String> warnings) {
+  private static RuleSet build(
+      String source, List<RuleSource> sources, String sha256, List<String> warnings) {
     KieServices ks = KieServices.Factory.get();
     KieFileSystem kfs = ks.newKieFileSystem();
-    ReleaseId rid = ks.newReleaseId("dev.evictd.rules", "rules" + COUNTER.incrementAndGet(), "1.0.0");
+    ReleaseId rid =
+        ks.newReleaseId("dev.evictd.rules", "rules" + COUNTER.incrementAndGet(), "1.0.0");
     kfs.generateAndWritePomXML(rid);
     for (RuleSource s : sources) {
       kfs.write(KIE_PREFIX + s.name(), s.text());
@@ -406,7 +430,12 @@ public final class RuleCompiler {
     int at = path.indexOf(RULES_PACKAGE_DIR);
     if (at >= 0) {
       String name = path.substring(at + RULES_PACKAGE_DIR.length());
-      shown = sources.stream().filter(s -> s.name().equals(name)).map(RuleSource::path).findFirst().orElse(name);
+      shown =
+          sources.stream()
+              .filter(s -> s.name().equals(name))
+              .map(RuleSource::path)
+              .findFirst()
+              .orElse(name);
     }
     String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
     int line = m.getLine();

@@ -8,16 +8,19 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Resolves the type names rule code uses the way the rule compilers do: types the rules declare, single-type
- * imports, java.lang, wildcard imports, the rules' own package, and the engine's implicit import of {@code
- * KnowledgeHelper}. A name that could mean several classes yields all of them, so a refused class cannot hide
- * behind an ambiguity.
+ * Resolves the type names rule code uses the way the rule compilers do: types the rules declare,
+ * single-type imports, java.lang, wildcard imports, the rules' own package, and the engine's
+ * implicit import of {@code KnowledgeHelper}. A name that could mean several classes yields all of
+ * them, so a refused class cannot hide behind an ambiguity.
  */
 final class RuleNames {
   /** The class the Java consequence compiler imports into every rule class. */
   static final String KNOWLEDGE_HELPER = "org.drools.core.rule.consequence.KnowledgeHelper";
 
-  /** Class lookups by name (one class loader serves all rule sets); cleared when it grows past a bound. */
+  /**
+   * Class lookups by name (one class loader serves all rule sets); cleared when it grows past a
+   * bound.
+   */
   private static final Map<String, Boolean> EXISTS = new ConcurrentHashMap<>();
 
   private static final int MAX_CACHED_LOOKUPS = 100_000;
@@ -37,7 +40,8 @@ final class RuleNames {
   record Resolved(String className, List<String> rest) {}
 
   /**
-   * @param ruleTypes simple names of the classes the rules define (declared types, function classes)
+   * @param ruleTypes simple names of the classes the rules define (declared types, function
+   *     classes)
    * @param singleImports simple name to binary class name, for single-type imports
    * @param wildcardPrefixes {@code package.} or {@code Outer$} prefixes of on-demand imports
    */
@@ -85,8 +89,9 @@ final class RuleNames {
   }
 
   /**
-   * The classes a dotted name starts with: its first segment as a simple type name, else the shortest prefix that
-   * is a fully qualified class name; nested classes are followed. Empty when no prefix names a class.
+   * The classes a dotted name starts with: its first segment as a simple type name, else the
+   * shortest prefix that is a fully qualified class name; nested classes are followed. Empty when
+   * no prefix names a class.
    */
   List<Resolved> resolve(List<String> segments) {
     if (segments.isEmpty()) {
@@ -109,7 +114,10 @@ final class RuleNames {
     return List.of();
   }
 
-  /** The binary name of a fully qualified (possibly nested) class name, or null when it names no class. */
+  /**
+   * The binary name of a fully qualified (possibly nested) class name, or null when it names no
+   * class.
+   */
   String binaryName(String dotted) {
     List<String> segments = List.of(dotted.split("\\."));
     StringBuilder name = new StringBuilder(segments.get(0));
@@ -139,7 +147,8 @@ final class RuleNames {
       return false;
     }
     if (EXISTS.size() > MAX_CACHED_LOOKUPS) {
-      EXISTS.clear(); // rule files choose these names: keep what they can make evictd remember bounded
+      EXISTS.clear(); // rule files choose these names: keep what they can make evictd remember
+      // bounded
     }
     return EXISTS.computeIfAbsent(
         binaryName,

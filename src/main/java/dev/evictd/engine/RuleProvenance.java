@@ -17,9 +17,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Where a rule set comes from and whether to trust it: rule files and the directories above them must be writable
- * only by root or evictd's own user (whoever else could write them could run code as evictd), and a rule set may
- * be pinned to the SHA-256 of its sources.
+ * Where a rule set comes from and whether to trust it: rule files and the directories above them
+ * must be writable only by root or evictd's own user (whoever else could write them could run code
+ * as evictd), and a rule set may be pinned to the SHA-256 of its sources.
  */
 public final class RuleProvenance {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
@@ -54,9 +54,10 @@ public final class RuleProvenance {
   }
 
   /**
-   * The problems with a rule file or directory: it, and every directory above it (links resolved), must be owned
-   * by root or this user and not writable by group or others; a directory above it may be writable by others when
-   * its sticky bit is set ({@code /tmp}), since others cannot then replace what is in it. Empty when it is safe.
+   * The problems with a rule file or directory: it, and every directory above it (links resolved),
+   * must be owned by root or this user and not writable by group or others; a directory above it
+   * may be writable by others when its sticky bit is set ({@code /tmp}), since others cannot then
+   * replace what is in it. Empty when it is safe.
    */
   public List<String> problems(Path path) {
     List<String> out = new ArrayList<>();
@@ -89,7 +90,8 @@ public final class RuleProvenance {
     int mode;
     int owner;
     try {
-      Map<String, Object> a = Files.readAttributes(real, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
+      Map<String, Object> a =
+          Files.readAttributes(real, "unix:mode,uid", LinkOption.NOFOLLOW_LINKS);
       mode = ((Number) a.get("mode")).intValue();
       owner = ((Number) a.get("uid")).intValue();
     } catch (UnsupportedOperationException | IllegalArgumentException e) {
@@ -101,7 +103,8 @@ public final class RuleProvenance {
     }
     String what = shown.equals(real) ? shown.toString() : shown + " (" + real + ")";
     if (owner != 0 && owner != uid) {
-      out.add(what + ": owned by uid " + owner + ", not by root or evictd's user (uid " + uid + ")");
+      out.add(
+          what + ": owned by uid " + owner + ", not by root or evictd's user (uid " + uid + ")");
     }
     boolean writable = (mode & (GROUP_WRITE | OTHERS_WRITE)) != 0;
     boolean sticky = (mode & STICKY) != 0 && Files.isDirectory(real);
@@ -109,14 +112,19 @@ public final class RuleProvenance {
       out.add(
           what
               + ": writable by "
-              + ((mode & GROUP_WRITE) != 0 ? ((mode & OTHERS_WRITE) != 0 ? "group and others" : "group") : "others")
+              + ((mode & GROUP_WRITE) != 0
+                  ? ((mode & OTHERS_WRITE) != 0 ? "group and others" : "group")
+                  : "others")
               + " (mode "
               + String.format("%04o", mode & 07777)
               + ")");
     }
   }
 
-  /** The same check where the file system has no "unix" attribute view: owner by name, no sticky bit. */
+  /**
+   * The same check where the file system has no "unix" attribute view: owner by name, no sticky
+   * bit.
+   */
   private void posix(Path shown, Path real, boolean ancestor, List<String> out) {
     try {
       PosixFileAttributes a =
@@ -127,7 +135,8 @@ public final class RuleProvenance {
         out.add(shown + ": owned by " + owner + ", not by root or evictd's user (" + me + ")");
       }
       Set<PosixFilePermission> p = a.permissions();
-      if (p.contains(PosixFilePermission.GROUP_WRITE) || p.contains(PosixFilePermission.OTHERS_WRITE)) {
+      if (p.contains(PosixFilePermission.GROUP_WRITE)
+          || p.contains(PosixFilePermission.OTHERS_WRITE)) {
         out.add(shown + ": writable by group or others (" + PosixFilePermissions.toString(p) + ")");
       }
     } catch (IOException | UnsupportedOperationException e) {
@@ -146,7 +155,8 @@ public final class RuleProvenance {
       p = p.substring("sha256:".length());
     }
     if (!SHA256.matcher(p).matches()) {
-      throw new RulesException("--rules-sha256: \"" + pin + "\" is not a SHA-256 (64 hexadecimal digits)");
+      throw new RulesException(
+          "--rules-sha256: \"" + pin + "\" is not a SHA-256 (64 hexadecimal digits)");
     }
     return p;
   }
@@ -156,7 +166,12 @@ public final class RuleProvenance {
     String expected = normalizePin(pin);
     if (!expected.equals(sha256)) {
       throw new RulesException(
-          source + ": the rule set's SHA-256 is " + sha256 + ", not the pinned " + expected + " (--rules-sha256)");
+          source
+              + ": the rule set's SHA-256 is "
+              + sha256
+              + ", not the pinned "
+              + expected
+              + " (--rules-sha256)");
     }
   }
 }

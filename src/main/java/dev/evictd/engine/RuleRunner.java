@@ -12,11 +12,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a planner's rule work on a dedicated thread, so that rules stuck in a loop cannot keep the caller past its
- * time budget. Java cannot stop a thread safely: when the work overruns, the runner asks it to stop (the planner
- * halts the session, which ends a loop of firings), and if it does not come back within a short grace it is
- * abandoned — the runner carries on with a new thread, and the caller must never again touch what the old one
- * uses. An abandoned thread keeps its CPU until the process exits; {@link #abandoned()} counts them.
+ * Runs a planner's rule work on a dedicated thread, so that rules stuck in a loop cannot keep the
+ * caller past its time budget. Java cannot stop a thread safely: when the work overruns, the runner
+ * asks it to stop (the planner halts the session, which ends a loop of firings), and if it does not
+ * come back within a short grace it is abandoned — the runner carries on with a new thread, and the
+ * caller must never again touch what the old one uses. An abandoned thread keeps its CPU until the
+ * process exits; {@link #abandoned()} counts them.
  */
 final class RuleRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RuleRunner.class);
@@ -34,7 +35,10 @@ final class RuleRunner implements AutoCloseable {
       this.stuck = stuck;
     }
 
-    /** Whether the work is still running on an abandoned thread (it did not come back when asked to stop). */
+    /**
+     * Whether the work is still running on an abandoned thread (it did not come back when asked to
+     * stop).
+     */
     boolean stuck() {
       return stuck;
     }
@@ -45,8 +49,8 @@ final class RuleRunner implements AutoCloseable {
   private int abandoned;
 
   /**
-   * Runs {@code work} on the rule thread and waits for it until {@code deadlineNanos} ({@link System#nanoTime}).
-   * Exceptions thrown by the work are rethrown.
+   * Runs {@code work} on the rule thread and waits for it until {@code deadlineNanos} ({@link
+   * System#nanoTime}). Exceptions thrown by the work are rethrown.
    *
    * @param stop asks the work to stop (called from this thread when the deadline passes)
    * @throws Overrun when the deadline passed

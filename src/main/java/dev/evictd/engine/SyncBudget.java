@@ -3,15 +3,18 @@ package dev.evictd.engine;
 import java.time.Duration;
 
 /**
- * What one sync may spend on rules: rule firings (a base plus an allowance per pod) and wall-clock time. A sync
- * past either fails, naming the rule.
+ * What one sync may spend on rules: rule firings (a base plus an allowance per pod) and wall-clock
+ * time. A sync past either fails, naming the rule.
  *
  * @param firings rule firings allowed per sync on top of the per-pod allowance
  * @param firingsPerPod rule firings allowed per active pod
- * @param time wall-clock time the rules may run in one sync (also the limit when facts are loaded into a session)
+ * @param time wall-clock time the rules may run in one sync (also the limit when facts are loaded
+ *     into a session)
  */
 public record SyncBudget(long firings, long firingsPerPod, Duration time) {
-  /** The default: 200000 firings plus 50 per pod, 10 seconds (the kubelet's housekeeping interval). */
+  /**
+   * The default: 200000 firings plus 50 per pod, 10 seconds (the kubelet's housekeeping interval).
+   */
   public static final SyncBudget DEFAULT = new SyncBudget(200_000, 50, Duration.ofSeconds(10));
 
   public SyncBudget {

@@ -17,21 +17,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code delete} method: marks the pod with the condition {@code DisruptionTarget} (status True, reason
- * {@value #REASON}, the decision's message), as the kubelet and the taint manager mark their terminations, then
- * deletes it with the decision's grace period. Both requests carry the pod's uid (in the patch's metadata and as a
- * delete precondition), so a pod recreated under the same name is never touched.
+ * The {@code delete} method: marks the pod with the condition {@code DisruptionTarget} (status
+ * True, reason {@value #REASON}, the decision's message), as the kubelet and the taint manager mark
+ * their terminations, then deletes it with the decision's grace period. Both requests carry the
+ * pod's uid (in the patch's metadata and as a delete precondition), so a pod recreated under the
+ * same name is never touched.
  *
- * <p>Outcomes: EVICTED when the delete was accepted; NOT_FOUND when the pod is gone (404) or is another pod now (409
- * on the uid precondition); FAILED when the API server kept failing after the retry policy's attempts, or refused
- * (e.g. 403). A failed condition patch is logged and the delete still goes ahead: freeing the node matters more than
- * the condition.
+ * <p>Outcomes: EVICTED when the delete was accepted; NOT_FOUND when the pod is gone (404) or is
+ * another pod now (409 on the uid precondition); FAILED when the API server kept failing after the
+ * retry policy's attempts, or refused (e.g. 403). A failed condition patch is logged and the delete
+ * still goes ahead: freeing the node matters more than the condition.
  */
 public final class ApiDeleteEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(ApiDeleteEvictor.class);
 
   /** The pod condition type set before deleting. */
   public static final String CONDITION = "DisruptionTarget";
+
   /** The condition's reason. */
   public static final String REASON = "TerminationByEvictd";
 
@@ -53,19 +55,26 @@ public final class ApiDeleteEvictor implements PodEvictor {
 
     String patch = api.json(conditionPatch(decision));
     ApiResponse patched =
-        retry.run("patch status of " + pod, () -> api.patch(path + "/status", KubeApi.STRATEGIC_MERGE_PATCH, patch),
+        retry.run(
+            "patch status of " + pod,
+            () -> api.patch(path + "/status", KubeApi.STRATEGIC_MERGE_PATCH, patch),
             ApiResponse::isTransient);
     if (patched.code() == 404) {
       LOG.info("delete {}: pod already gone", pod);
       return EvictionOutcome.NOT_FOUND;
     }
     if (!patched.isSuccess()) {
-      LOG.warn("delete {}: condition {} not set ({}); deleting anyway", pod, CONDITION, patched.describe());
+      LOG.warn(
+          "delete {}: condition {} not set ({}); deleting anyway",
+          pod,
+          CONDITION,
+          patched.describe());
     }
 
     long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
     String options = api.json(deleteOptions(pod, grace));
-    ApiResponse deleted = retry.run("delete " + pod, () -> api.delete(path, options), ApiResponse::isTransient);
+    ApiResponse deleted =
+        retry.run("delete " + pod, () -> api.delete(path, options), ApiResponse::isTransient);
     if (deleted.isSuccess()) {
       LOG.info("deleted {} (grace period {} s): {}", pod, grace, decision.message());
       return EvictionOutcome.EVICTED;
@@ -75,14 +84,20 @@ public final class ApiDeleteEvictor implements PodEvictor {
       return EvictionOutcome.NOT_FOUND;
     }
     if (deleted.code() == 409) {
-      LOG.info("delete {}: pod already gone, another pod has its name now ({})", pod, deleted.describe());
+      LOG.info(
+          "delete {}: pod already gone, another pod has its name now ({})",
+          pod,
+          deleted.describe());
       return EvictionOutcome.NOT_FOUND;
     }
     LOG.warn("delete {}: failed: {}", pod, deleted.describe());
     return EvictionOutcome.FAILED;
   }
 
-  /** The strategic merge patch of the pod's status: conditions merge by type, the uid guards against a new pod. */
+  /**
+   * The strategic merge patch of the pod's status: conditions merge by type, the uid guards against
+   * a new pod.
+   */
   Map<String, Object> conditionPatch(EvictionDecision decision) {
     Map<String, Object> condition = new LinkedHashMap<>();
     condition.put("type", CONDITION);

@@ -12,13 +12,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code evict} method: posts a policy/v1 Eviction for the pod, which the API server refuses with 429 when a
- * PodDisruptionBudget does not allow it. The Eviction carries the decision's grace period and the pod's uid as a
- * precondition; the API server itself sets the pod's DisruptionTarget condition.
+ * The {@code evict} method: posts a policy/v1 Eviction for the pod, which the API server refuses
+ * with 429 when a PodDisruptionBudget does not allow it. The Eviction carries the decision's grace
+ * period and the pod's uid as a precondition; the API server itself sets the pod's DisruptionTarget
+ * condition.
  *
- * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on 429, after one request, so the rules can pick another pod
- * or escalate; NOT_FOUND (404, or 409 on the uid precondition); FAILED when the API server kept failing after the
- * retry policy's attempts (5xx, no response) or refused (e.g. 403).
+ * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on 429, after one request, so the rules can
+ * pick another pod or escalate; NOT_FOUND (404, or 409 on the uid precondition); FAILED when the
+ * API server kept failing after the retry policy's attempts (5xx, no response) or refused (e.g.
+ * 403).
  */
 public final class ApiEvictionEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(ApiEvictionEvictor.class);
@@ -39,7 +41,9 @@ public final class ApiEvictionEvictor implements PodEvictor {
     String body = api.json(eviction(pod, grace));
     String path = KubeApi.podPath(pod.namespace(), pod.name()) + "/eviction";
     // 429 here is the disruption budget's answer, not throttling: it is final
-    ApiResponse r = retry.run("evict " + pod, () -> api.post(path, body), x -> x.isTransient() && x.code() != 429);
+    ApiResponse r =
+        retry.run(
+            "evict " + pod, () -> api.post(path, body), x -> x.isTransient() && x.code() != 429);
     if (r.isSuccess()) {
       LOG.info("evicted {} (grace period {} s): {}", pod, grace, decision.message());
       return EvictionOutcome.EVICTED;

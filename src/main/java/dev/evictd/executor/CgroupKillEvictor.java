@@ -21,18 +21,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code kill} eviction method: the local last resort when the API server cannot be reached. It finds the pod's
- * cgroup from its UID (the same lookup as the host stats: cgroupfs or systemd naming, any QoS class), sends SIGTERM to
- * every process in it and below it, and SIGKILL once the decision's grace period has passed.
+ * The {@code kill} eviction method: the local last resort when the API server cannot be reached. It
+ * finds the pod's cgroup from its UID (the same lookup as the host stats: cgroupfs or systemd
+ * naming, any QoS class), sends SIGTERM to every process in it and below it, and SIGKILL once the
+ * decision's grace period has passed.
  *
- * <p>The caller is never blocked for the grace period: {@link #evict} signals SIGTERM and returns; the SIGKILL is a
- * task on one scheduler thread that re-reads the cgroup when it runs, so processes forked meanwhile die too. A
- * second decision for a pod whose SIGKILL is pending does not postpone it. A zero grace period kills at once.
- * {@link #close()} sends the pending SIGKILLs at once (an eviction decided is carried out) and stops the scheduler.
+ * <p>The caller is never blocked for the grace period: {@link #evict} signals SIGTERM and returns;
+ * the SIGKILL is a task on one scheduler thread that re-reads the cgroup when it runs, so processes
+ * forked meanwhile die too. A second decision for a pod whose SIGKILL is pending does not postpone
+ * it. A zero grace period kills at once. {@link #close()} sends the pending SIGKILLs at once (an
+ * eviction decided is carried out) and stops the scheduler.
  *
- * <p>Outcomes: {@code EVICTED} when the processes were signalled (or the cgroup had none left), {@code NOT_FOUND}
- * when the pod has no cgroup on this node, {@code FAILED} when a signal could not be sent (EPERM, libc not bound, an
- * unreadable cgroup).
+ * <p>Outcomes: {@code EVICTED} when the processes were signalled (or the cgroup had none left),
+ * {@code NOT_FOUND} when the pod has no cgroup on this node, {@code FAILED} when a signal could not
+ * be sent (EPERM, libc not bound, an unreadable cgroup).
  */
 public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CgroupKillEvictor.class);
@@ -75,7 +77,11 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
     String uid = decision.pod().uid();
     Optional<Path> cgroup = cgroups.podCgroup(uid);
     if (cgroup.isEmpty()) {
-      LOG.info("kill {}: no cgroup for pod uid {} under {}", decision.pod(), uid, cgroups.podsCgroup().orElse(null));
+      LOG.info(
+          "kill {}: no cgroup for pod uid {} under {}",
+          decision.pod(),
+          uid,
+          cgroups.podsCgroup().orElse(null));
       return EvictionOutcome.NOT_FOUND;
     }
     Path cg = cgroup.get();
@@ -87,16 +93,15 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
         return EvictionOutcome.EVICTED;
       }
       int n = signalAll(cg, Processes.SIGTERM);
-      LOG.info("kill {}: SIGTERM to {} processes in {}; SIGKILL in {} s", decision.pod(), n, cg, grace);
+      LOG.info(
+          "kill {}: SIGTERM to {} processes in {}; SIGKILL in {} s", decision.pod(), n, cg, grace);
     } catch (IOException | UncheckedIOException | IllegalStateException e) {
       LOG.warn("kill {}: {}", decision.pod(), e.getMessage());
       return EvictionOutcome.FAILED;
     }
     pending.computeIfAbsent(
         uid,
-        u ->
-            new Pending(
-                cg, scheduler.schedule(() -> killNow(u, cg), grace, TimeUnit.SECONDS)));
+        u -> new Pending(cg, scheduler.schedule(() -> killNow(u, cg), grace, TimeUnit.SECONDS)));
     return EvictionOutcome.EVICTED;
   }
 
@@ -110,7 +115,8 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
     try {
       int n = killAll(cgroup);
       if (n > 0) {
-        LOG.info("kill pod uid {}: grace period over, SIGKILL to {} processes in {}", uid, n, cgroup);
+        LOG.info(
+            "kill pod uid {}: grace period over, SIGKILL to {} processes in {}", uid, n, cgroup);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("kill pod uid {}: SIGKILL failed: {}", uid, e.getMessage());
@@ -118,8 +124,9 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
   }
 
   /**
-   * SIGKILLs the cgroup tree until it holds no process: a process may fork between reading cgroup.procs and the
-   * signal, so the sweep repeats (at most {@value #KILL_SWEEPS} times, {@value #KILL_SWEEP_MILLIS} ms apart).
+   * SIGKILLs the cgroup tree until it holds no process: a process may fork between reading
+   * cgroup.procs and the signal, so the sweep repeats (at most {@value #KILL_SWEEPS} times, {@value
+   * #KILL_SWEEP_MILLIS} ms apart).
    */
   private int killAll(Path cgroup) throws IOException {
     int n = 0;
@@ -139,7 +146,10 @@ public final class CgroupKillEvictor implements PodEvictor, AutoCloseable {
     return n;
   }
 
-  /** Signals every process in the cgroup tree; returns how many were signalled; throws on the first failure. */
+  /**
+   * Signals every process in the cgroup tree; returns how many were signalled; throws on the first
+   * failure.
+   */
   private int signalAll(Path cgroup, int signal) throws IOException {
     Set<Integer> pids = Cgroups.processes(cgroup);
     int n = 0;

@@ -16,10 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Node-level reclaim with the container runtime's own tool, {@code crictl}: exited containers are listed
- * ({@code crictl ps -a --state exited -q}) and removed ({@code crictl rm ID...}); unused images are removed with
- * {@code crictl rmi --prune}. Each command runs with a timeout; a command that times out is killed with its child
- * processes. Failures are logged and reported as {@code false}, never thrown.
+ * Node-level reclaim with the container runtime's own tool, {@code crictl}: exited containers are
+ * listed ({@code crictl ps -a --state exited -q}) and removed ({@code crictl rm ID...}); unused
+ * images are removed with {@code crictl rmi --prune}. Each command runs with a timeout; a command
+ * that times out is killed with its child processes. Failures are logged and reported as {@code
+ * false}, never thrown.
  */
 public final class CrictlReclaimer implements NodeReclaimer {
   private static final Logger LOG = LoggerFactory.getLogger(CrictlReclaimer.class);
@@ -30,8 +31,9 @@ public final class CrictlReclaimer implements NodeReclaimer {
   private final Duration timeout;
 
   /**
-   * Runs {@code crictl} (a path, or a name looked up on PATH) with {@code globalArgs} before each subcommand (e.g.
-   * {@code --runtime-endpoint unix:///run/containerd/containerd.sock}); each command may take {@code timeout}.
+   * Runs {@code crictl} (a path, or a name looked up on PATH) with {@code globalArgs} before each
+   * subcommand (e.g. {@code --runtime-endpoint unix:///run/containerd/containerd.sock}); each
+   * command may take {@code timeout}.
    */
   public CrictlReclaimer(String crictl, List<String> globalArgs, Duration timeout) {
     if (crictl == null || crictl.isBlank()) {
@@ -60,7 +62,8 @@ public final class CrictlReclaimer implements NodeReclaimer {
     if (!listed.ok()) {
       return false;
     }
-    List<String> ids = listed.stdout().lines().map(String::strip).filter(s -> !s.isEmpty()).toList();
+    List<String> ids =
+        listed.stdout().lines().map(String::strip).filter(s -> !s.isEmpty()).toList();
     if (ids.isEmpty()) {
       LOG.info("reclaim containers: no exited containers");
       return true;

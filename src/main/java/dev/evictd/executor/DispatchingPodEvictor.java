@@ -10,9 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out each decision with the method the rules chose ({@link EvictionDecision#method()}), or the configured
- * default for {@link EvictionMethod#DEFAULT}. A method without an evictor (e.g. {@code kill} where it is not
- * available) is FAILED, and an evictor that throws is FAILED too: every attempt ends in an outcome.
+ * Carries out each decision with the method the rules chose ({@link EvictionDecision#method()}), or
+ * the configured default for {@link EvictionMethod#DEFAULT}. A method without an evictor (e.g.
+ * {@code kill} where it is not available) is FAILED, and an evictor that throws is FAILED too:
+ * every attempt ends in an outcome.
  */
 public final class DispatchingPodEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(DispatchingPodEvictor.class);
@@ -24,21 +25,28 @@ public final class DispatchingPodEvictor implements PodEvictor {
   private final Map<EvictionMethod, PodEvictor> evictors = new EnumMap<>(EvictionMethod.class);
 
   /**
-   * Routes DELETE, EVICT, KILL and DRY_RUN to their evictors; {@code kill} may be null when unavailable.
+   * Routes DELETE, EVICT, KILL and DRY_RUN to their evictors; {@code kill} may be null when
+   * unavailable.
    *
    * @param defaultMethod the method for DEFAULT decisions (not DEFAULT itself)
    */
   public DispatchingPodEvictor(
-      EvictionMethod defaultMethod, PodEvictor delete, PodEvictor evict, PodEvictor kill, PodEvictor dryRun) {
+      EvictionMethod defaultMethod,
+      PodEvictor delete,
+      PodEvictor evict,
+      PodEvictor kill,
+      PodEvictor dryRun) {
     if (defaultMethod == null || defaultMethod == EvictionMethod.DEFAULT) {
-      throw new ConfigException("the default eviction method must be delete, evict, kill or dry-run");
+      throw new ConfigException(
+          "the default eviction method must be delete, evict, kill or dry-run");
     }
     put(EvictionMethod.DELETE, delete);
     put(EvictionMethod.EVICT, evict);
     put(EvictionMethod.KILL, kill);
     put(EvictionMethod.DRY_RUN, dryRun);
     if (!evictors.containsKey(defaultMethod)) {
-      throw new ConfigException("the default eviction method " + defaultMethod + " is not available");
+      throw new ConfigException(
+          "the default eviction method " + defaultMethod + " is not available");
     }
     this.defaultMethod = defaultMethod;
   }

@@ -5,7 +5,10 @@ import dev.evictd.api.EvictionOutcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@code dry-run} method: logs the decision and does nothing else; the attempt is recorded as DRY_RUN. */
+/**
+ * The {@code dry-run} method: logs the decision and does nothing else; the attempt is recorded as
+ * DRY_RUN.
+ */
 public final class DryRunEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(DryRunEvictor.class);
 

@@ -2,8 +2,14 @@ package dev.evictd.executor;
 
 import dev.evictd.api.ReclaimAction;
 
-/** Runs node-level reclaim (container and image garbage collection) before pods are evicted for disk pressure. */
+/**
+ * Runs node-level reclaim (container and image garbage collection) before pods are evicted for disk
+ * pressure.
+ */
 public interface NodeReclaimer {
-  /** Runs one reclaim action; returns true when it completed, false when it failed (the failure is logged). */
+  /**
+   * Runs one reclaim action; returns true when it completed, false when it failed (the failure is
+   * logged).
+   */
   boolean reclaim(ReclaimAction action);
 }

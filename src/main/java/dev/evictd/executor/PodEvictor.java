@@ -3,8 +3,13 @@ package dev.evictd.executor;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionOutcome;
 
-/** Carries out eviction decisions. Implementations never throw for an expected failure: they return an outcome. */
+/**
+ * Carries out eviction decisions. Implementations never throw for an expected failure: they return
+ * an outcome.
+ */
 public interface PodEvictor {
-  /** Evicts the decision's pod with the decision's grace period and message; returns what happened. */
+  /**
+   * Evicts the decision's pod with the decision's grace period and message; returns what happened.
+   */
   EvictionOutcome evict(EvictionDecision decision);
 }

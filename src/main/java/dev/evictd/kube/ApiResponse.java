@@ -7,7 +7,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The result of one API request: its HTTP status and body, or (code 0) why no response came.
  *
- * @param code the HTTP status, 0 when the request failed before a response (timeout, connection refused)
+ * @param code the HTTP status, 0 when the request failed before a response (timeout, connection
+ *     refused)
  * @param body the response body ("" when none)
  * @param error what went wrong when there was no response, else null
  */
@@ -29,7 +30,9 @@ public record ApiResponse(int code, String body, String error) {
     return code >= 200 && code < 300;
   }
 
-  /** Whether trying again may help: no response, 5xx, or 429 (API priority and fairness throttling). */
+  /**
+   * Whether trying again may help: no response, 5xx, or 429 (API priority and fairness throttling).
+   */
   public boolean isTransient() {
     return code == 0 || code >= 500 || code == 429;
   }

@@ -16,14 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Records the eviction manager's Events as the kubelet does: {@code Evicted} on the pod, with the eviction message
- * and the annotations {@code offending_containers}, {@code offending_containers_usage} and
- * {@code starved_resource} on the Event object, and {@code EvictionThresholdMet} on the node.
+ * Records the eviction manager's Events as the kubelet does: {@code Evicted} on the pod, with the
+ * eviction message and the annotations {@code offending_containers}, {@code
+ * offending_containers_usage} and {@code starved_resource} on the Event object, and {@code
+ * EvictionThresholdMet} on the node.
  *
- * <p>Events are core/v1 Events, like the kubelet's own (its recorder still writes core/v1): tools that watch the
- * kubelet's eviction Events ({@code kubectl describe}, alerting on reason {@code Evicted}) see evictd's the same way,
- * and the annotations sit where the kubelet puts them. The RBAC rule is {@code events} {@code create} in the core
- * group.
+ * <p>Events are core/v1 Events, like the kubelet's own (its recorder still writes core/v1): tools
+ * that watch the kubelet's eviction Events ({@code kubectl describe}, alerting on reason {@code
+ * Evicted}) see evictd's the same way, and the annotations sit where the kubelet puts them. The
+ * RBAC rule is {@code events} {@code create} in the core group.
  *
  * <p>Events are best effort: one request; a failure is logged, never thrown.
  */
@@ -32,10 +33,13 @@ public final class EventRecorder implements EventSink {
 
   /** The reason of the pod Event. */
   public static final String EVICTED = "Evicted";
+
   /** The reason of the node Event. */
   public static final String THRESHOLD_MET = "EvictionThresholdMet";
+
   /** The component named as the Events' source. */
   public static final String COMPONENT = "evictd";
+
   /** The namespace of Events about cluster-scoped objects (the node), as client-go uses. */
   public static final String NODE_EVENT_NAMESPACE = "default";
 
@@ -67,23 +71,34 @@ public final class EventRecorder implements EventSink {
   }
 
   /**
-   * Records {@code EvictionThresholdMet} (Warning) on the node: "Attempting to reclaim RESOURCE", the resource as
-   * {@link dev.evictd.api.Signal#resource()} names it (memory, ephemeral-storage, inodes, pids).
+   * Records {@code EvictionThresholdMet} (Warning) on the node: "Attempting to reclaim RESOURCE",
+   * the resource as {@link dev.evictd.api.Signal#resource()} names it (memory, ephemeral-storage,
+   * inodes, pids).
    */
   @Override
   public void thresholdMet(String resource) {
     // the kubelet's node reference uses the node's name as its uid
     ObjectReference ref =
-        new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeName).build();
+        new ObjectReferenceBuilder()
+            .withApiVersion("v1")
+            .withKind("Node")
+            .withName(nodeName)
+            .withUid(nodeName)
+            .build();
     record(NODE_EVENT_NAMESPACE, ref, THRESHOLD_MET, "Attempting to reclaim " + resource, Map.of());
   }
 
   /** Creates the Event; returns whether the API server accepted it. */
   boolean record(
-      String namespace, ObjectReference ref, String reason, String message, Map<String, String> annotations) {
+      String namespace,
+      ObjectReference ref,
+      String reason,
+      String message,
+      Map<String, String> annotations) {
     Instant now = clock.instant();
     String time = now.truncatedTo(ChronoUnit.SECONDS).toString();
-    // the name client-go gives Events: the object's name and the time in hexadecimal nanoseconds, kept strictly
+    // the name client-go gives Events: the object's name and the time in hexadecimal nanoseconds,
+    // kept strictly
     // increasing so two Events within one clock tick get different names
     long clockNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
     long nanos = lastNanos.updateAndGet(last -> Math.max(last + 1, clockNanos));
@@ -110,7 +125,12 @@ public final class EventRecorder implements EventSink {
             .build();
     ApiResponse r = api.post("/api/v1/namespaces/" + namespace + "/events", api.json(event));
     if (!r.isSuccess()) {
-      LOG.warn("event {} on {} {}: not recorded: {}", reason, ref.getKind(), describe(ref), r.describe());
+      LOG.warn(
+          "event {} on {} {}: not recorded: {}",
+          reason,
+          ref.getKind(),
+          describe(ref),
+          r.describe());
       return false;
     }
     return true;

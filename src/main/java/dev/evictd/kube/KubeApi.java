@@ -14,14 +14,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Single API requests through the fabric8 client's HTTP stack (its authentication, TLS and proxy settings), each
- * answered by an {@link ApiResponse} with the HTTP status: the executor maps statuses to outcomes itself (404 pod
- * gone, 409 precondition failed, 429 disruption budget) and retries where it means to. Never throws for a failed
- * request. Thread-safe.
+ * Single API requests through the fabric8 client's HTTP stack (its authentication, TLS and proxy
+ * settings), each answered by an {@link ApiResponse} with the HTTP status: the executor maps
+ * statuses to outcomes itself (404 pod gone, 409 precondition failed, 429 disruption budget) and
+ * retries where it means to. Never throws for a failed request. Thread-safe.
  */
 public final class KubeApi {
   /** Content type of a strategic merge patch. */
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+
   /** Content type of JSON bodies. */
   public static final String JSON = "application/json";
 
@@ -32,10 +33,18 @@ public final class KubeApi {
 
   /** Requests go to {@code client}'s API server; each one gives up after {@code requestTimeout}. */
   public KubeApi(KubernetesClient client, Duration requestTimeout) {
-    this(client.getHttpClient(), client.getMasterUrl().toString(), requestTimeout, client.getKubernetesSerialization());
+    this(
+        client.getHttpClient(),
+        client.getMasterUrl().toString(),
+        requestTimeout,
+        client.getKubernetesSerialization());
   }
 
-  KubeApi(HttpClient http, String baseUrl, Duration requestTimeout, KubernetesSerialization serialization) {
+  KubeApi(
+      HttpClient http,
+      String baseUrl,
+      Duration requestTimeout,
+      KubernetesSerialization serialization) {
     this.http = http;
     this.base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.requestTimeout = requestTimeout;
@@ -47,7 +56,10 @@ public final class KubeApi {
     return "/api/v1/namespaces/" + namespace + "/pods/" + name;
   }
 
-  /** Whether a pod reference carries a real uid (fixtures fall back to namespace/name when a pod has none). */
+  /**
+   * Whether a pod reference carries a real uid (fixtures fall back to namespace/name when a pod has
+   * none).
+   */
   public static boolean isUid(String uid) {
     return uid != null && !uid.isEmpty() && !uid.contains("/");
   }
@@ -85,7 +97,9 @@ public final class KubeApi {
   /** Sends one request; {@code path} starts with "/" and may carry a query. */
   public ApiResponse send(String method, String path, String contentType, String body) {
     HttpRequest.Builder b =
-        http.newHttpRequestBuilder().uri(base + path).timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        http.newHttpRequestBuilder()
+            .uri(base + path)
+            .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
     if (!"GET".equals(method)) {
       b.method(method, contentType, body == null ? "" : body);
     }
@@ -100,7 +114,8 @@ public final class KubeApi {
           method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      if (cause instanceof HttpTimeoutException && !(cause instanceof HttpConnectTimeoutException)) {
+      if (cause instanceof HttpTimeoutException
+          && !(cause instanceof HttpConnectTimeoutException)) {
         // the HTTP client's own timer fired first: the same failure as ours above
         return ApiResponse.noResponse(
             method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");

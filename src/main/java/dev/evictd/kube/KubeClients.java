@@ -7,15 +7,17 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 
 /**
- * Builds the fabric8 client evictd uses: the JDK HTTP client, evictd's timeouts, and no client-side retries. The
- * client would otherwise retry 5xx and 429 answers for about 20 seconds on its own, which would hide a
- * PodDisruptionBudget refusal (429) and stall the eviction loop; evictd retries where it means to
- * ({@link RetryPolicy}).
+ * Builds the fabric8 client evictd uses: the JDK HTTP client, evictd's timeouts, and no client-side
+ * retries. The client would otherwise retry 5xx and 429 answers for about 20 seconds on its own,
+ * which would hide a PodDisruptionBudget refusal (429) and stall the eviction loop; evictd retries
+ * where it means to ({@link RetryPolicy}).
  */
 public final class KubeClients {
   private KubeClients() {}
 
-  /** A client for the cluster evictd runs in: the in-cluster service account, else the kubeconfig. */
+  /**
+   * A client for the cluster evictd runs in: the in-cluster service account, else the kubeconfig.
+   */
   public static KubernetesClient create(KubeSettings settings) {
     return create(Config.autoConfigure(null), settings);
   }

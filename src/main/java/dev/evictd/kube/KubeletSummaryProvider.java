@@ -23,13 +23,15 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The kubelet's Summary API ({@code /stats/summary}) as a {@link StatsProvider}, read through the API server's node
- * proxy or straight from the kubelet's port. Every read is one request bounded by a timeout. A failed, unreadable or
- * stale read throws {@link StatsException}: no observation, never zeros. Fields the kubelet leaves out stay null.
+ * The kubelet's Summary API ({@code /stats/summary}) as a {@link StatsProvider}, read through the
+ * API server's node proxy or straight from the kubelet's port. Every read is one request bounded by
+ * a timeout. A failed, unreadable or stale read throws {@link StatsException}: no observation,
+ * never zeros. Fields the kubelet leaves out stay null.
  */
 public final class KubeletSummaryProvider implements StatsProvider, AutoCloseable {
   /** The API server path of a node's summary, through the node proxy. */
   public static final String PROXY_PATH = "/api/v1/nodes/%s/proxy/stats/summary";
+
   /** The kubelet's own path of the summary. */
   public static final String KUBELET_PATH = "/stats/summary";
 
@@ -44,7 +46,12 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   private final HttpClient ownedHttp;
 
   private KubeletSummaryProvider(
-      KubeApi api, String path, String nodeName, Duration maxAge, Clock clock, HttpClient ownedHttp) {
+      KubeApi api,
+      String path,
+      String nodeName,
+      Duration maxAge,
+      Clock clock,
+      HttpClient ownedHttp) {
     this.api = api;
     this.path = path;
     this.nodeName = nodeName;
@@ -62,12 +69,17 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   public static KubeletSummaryProvider viaApiServer(
       KubernetesClient client, String nodeName, Duration timeout, Duration maxAge, Clock clock) {
     return new KubeletSummaryProvider(
-        new KubeApi(client, timeout), String.format(PROXY_PATH, nodeName), nodeName, maxAge, clock, null);
+        new KubeApi(client, timeout),
+        String.format(PROXY_PATH, nodeName),
+        nodeName,
+        maxAge,
+        clock,
+        null);
   }
 
   /**
-   * Reads {@code nodeName}'s summary from its kubelet at {@code endpoint} with the service-account token
-   * ({@code nodes/stats} get, authorized by the kubelet).
+   * Reads {@code nodeName}'s summary from its kubelet at {@code endpoint} with the service-account
+   * token ({@code nodes/stats} get, authorized by the kubelet).
    *
    * @param timeout how long one read may take
    * @param maxAge how old the newest node statistics may be before the read counts as stale
@@ -87,7 +99,8 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
       config.withCaCertFile(endpoint.caFile().toString());
     }
     HttpClient http = new JdkHttpClientFactory().newBuilder(config.build()).build();
-    KubeApi api = new KubeApi(http, endpoint.baseUri().toString(), timeout, new KubernetesSerialization());
+    KubeApi api =
+        new KubeApi(http, endpoint.baseUri().toString(), timeout, new KubernetesSerialization());
     return new KubeletSummaryProvider(api, KUBELET_PATH, nodeName, maxAge, clock, http);
   }
 
@@ -123,8 +136,14 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
       Duration age = Duration.between(newest, clock.instant());
       if (age.compareTo(maxAge) > 0) {
         throw new StatsException(
-            what() + ": stale summary, newest node statistics from " + newest + " (" + age.toSeconds()
-                + " s old, limit " + maxAge.toSeconds() + " s)");
+            what()
+                + ": stale summary, newest node statistics from "
+                + newest
+                + " ("
+                + age.toSeconds()
+                + " s old, limit "
+                + maxAge.toSeconds()
+                + " s)");
       }
     }
   }
@@ -157,7 +176,8 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
     try {
       return Files.readString(endpoint.tokenFile(), StandardCharsets.UTF_8).strip();
     } catch (IOException e) {
-      throw new StatsException("cannot read the kubelet token " + endpoint.tokenFile() + ": " + e.getMessage());
+      throw new StatsException(
+          "cannot read the kubelet token " + endpoint.tokenFile() + ": " + e.getMessage());
     }
   }
 

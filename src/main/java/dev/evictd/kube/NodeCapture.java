@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Snapshots a live node for a fixture: the kubelet's running configuration ({@code /configz} through the node
- * proxy), the node's active pods, and its stats Summary.
+ * Snapshots a live node for a fixture: the kubelet's running configuration ({@code /configz}
+ * through the node proxy), the node's active pods, and its stats Summary.
  *
  * @param kubeletConfig the {@code kubeletconfig} object of /configz, as a map
  * @param pods the node's active pods, in the informer's order
@@ -23,7 +23,8 @@ public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Sum
   public static NodeCapture of(KubernetesClient client, KubeApi api, String node) {
     ApiResponse cz = api.get("/api/v1/nodes/" + node + "/proxy/configz");
     if (!cz.isSuccess()) {
-      throw new StatsException("node " + node + ": cannot read the kubelet configuration (/configz): " + cz.describe());
+      throw new StatsException(
+          "node " + node + ": cannot read the kubelet configuration (/configz): " + cz.describe());
     }
     Map<String, Object> root = api.parse(cz.body(), Map.class);
     Object kc = root == null ? null : root.get("kubeletconfig");
@@ -33,11 +34,23 @@ public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Sum
     // a capture keeps whatever the kubelet reports, however old
     Summary summary =
         KubeletSummaryProvider.viaApiServer(
-                client, node, java.time.Duration.ofSeconds(30), java.time.Duration.ofDays(3650), java.time.Clock.systemUTC())
+                client,
+                node,
+                java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofDays(3650),
+                java.time.Clock.systemUTC())
             .summary();
     List<Pod> pods = new ArrayList<>();
-    for (Pod p : client.pods().inAnyNamespace().withField(NodePodInformer.NODE_NAME_FIELD, node).list().getItems()) {
-      if (p.getSpec() != null && node.equals(p.getSpec().getNodeName()) && NodePodInformer.isActive(p)) {
+    for (Pod p :
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField(NodePodInformer.NODE_NAME_FIELD, node)
+            .list()
+            .getItems()) {
+      if (p.getSpec() != null
+          && node.equals(p.getSpec().getNodeName())
+          && NodePodInformer.isActive(p)) {
         pods.add(p);
       }
     }

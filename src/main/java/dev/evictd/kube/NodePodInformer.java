@@ -20,18 +20,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an informer (list, then
- * watch) on {@code spec.nodeName=NODE} across all namespaces. {@link #activePods()} is what the planner gets each
- * sync: the kubelet's "active pods", i.e. the pods of the node that are not in a terminal phase (Succeeded or
- * Failed), in a stable order (creation time, then namespace/name).
+ * The agent's {@link PodSource} on a cluster: the pods bound to this node, kept current by an
+ * informer (list, then watch) on {@code spec.nodeName=NODE} across all namespaces. {@link
+ * #activePods()} is what the planner gets each sync: the kubelet's "active pods", i.e. the pods of
+ * the node that are not in a terminal phase (Succeeded or Failed), in a stable order (creation
+ * time, then namespace/name).
  *
- * <p>Pods with a deletionTimestamp stay active until they reach a terminal phase or disappear, as in the kubelet:
- * their containers still run and use what the node is short of, and evicting one again with a shorter grace period
- * is how the kubelet speeds up a slow termination. Rules that prefer to skip them can match
- * {@code pod.metadata.deletionTimestamp}.
+ * <p>Pods with a deletionTimestamp stay active until they reach a terminal phase or disappear, as
+ * in the kubelet: their containers still run and use what the node is short of, and evicting one
+ * again with a shorter grace period is how the kubelet speeds up a slow termination. Rules that
+ * prefer to skip them can match {@code pod.metadata.deletionTimestamp}.
  *
- * <p>Thread-safe: the informer's threads update the store; {@link #activePods()} reads a snapshot. When the API
- * server is unreachable, the last known pods are served and the informer keeps reconnecting on its own.
+ * <p>Thread-safe: the informer's threads update the store; {@link #activePods()} reads a snapshot.
+ * When the API server is unreachable, the last known pods are served and the informer keeps
+ * reconnecting on its own.
  */
 public final class NodePodInformer implements PodSource {
   private static final Logger LOG = LoggerFactory.getLogger(NodePodInformer.class);
@@ -41,7 +43,8 @@ public final class NodePodInformer implements PodSource {
 
   /** The order of active pods: creation time (unknown last), then namespace, then name. */
   public static final Comparator<Pod> ORDER =
-      Comparator.comparing(NodePodInformer::creationTime, Comparator.nullsLast(Comparator.naturalOrder()))
+      Comparator.comparing(
+              NodePodInformer::creationTime, Comparator.nullsLast(Comparator.naturalOrder()))
           .thenComparing(p -> nullToEmpty(p.getMetadata().getNamespace()))
           .thenComparing(p -> nullToEmpty(p.getMetadata().getName()));
 
@@ -53,9 +56,11 @@ public final class NodePodInformer implements PodSource {
   /** An informer on the pods of {@code nodeName}; nothing is requested until {@link #start}. */
   public NodePodInformer(KubernetesClient client, String nodeName) {
     this.nodeName = nodeName;
-    this.informer = client.pods().inAnyNamespace().withField(NODE_NAME_FIELD, nodeName).runnableInformer(0);
+    this.informer =
+        client.pods().inAnyNamespace().withField(NODE_NAME_FIELD, nodeName).runnableInformer(0);
     this.informer.addEventHandler(new LoggingHandler());
-    // fabric8 gives up on an informer whose first list fails; a node agent may start before the API server
+    // fabric8 gives up on an informer whose first list fails; a node agent may start before the API
+    // server
     // answers, so it keeps trying (with the client's reconnect backoff) until closed
     this.informer.exceptionHandler(this::retryAfter);
   }
@@ -88,15 +93,17 @@ public final class NodePodInformer implements PodSource {
   }
 
   /**
-   * Starts listing and watching, and waits up to {@code timeout} for the first list. Returns whether it arrived;
-   * when it did not, the informer keeps trying in the background and {@link #hasSynced()} turns true later.
+   * Starts listing and watching, and waits up to {@code timeout} for the first list. Returns
+   * whether it arrived; when it did not, the informer keeps trying in the background and {@link
+   * #hasSynced()} turns true later.
    */
   public boolean start(Duration timeout) {
     var started = informer.start().toCompletableFuture();
     try {
       started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      LOG.warn("pods of node {}: not listed within {} ms; still trying", nodeName, timeout.toMillis());
+      LOG.warn(
+          "pods of node {}: not listed within {} ms; still trying", nodeName, timeout.toMillis());
     } catch (ExecutionException e) {
       LOG.warn("pods of node {}: first list failed ({}); still trying", nodeName, describe(e));
     } catch (InterruptedException e) {
@@ -105,7 +112,10 @@ public final class NodePodInformer implements PodSource {
     return informer.hasSynced();
   }
 
-  /** Whether the first list arrived: before it, the node's pods are unknown and no sync should evict. */
+  /**
+   * Whether the first list arrived: before it, the node's pods are unknown and no sync should
+   * evict.
+   */
   public boolean hasSynced() {
     return informer.hasSynced();
   }
@@ -132,7 +142,8 @@ public final class NodePodInformer implements PodSource {
     return !"Succeeded".equals(phase) && !"Failed".equals(phase);
   }
 
-  // The field selector already limits the informer to this node; checking again keeps a pod of another node out
+  // The field selector already limits the informer to this node; checking again keeps a pod of
+  // another node out
   // should a server (or a proxy in between) ignore the selector.
   private boolean isActiveOnNode(Pod pod) {
     return pod.getSpec() != null && nodeName.equals(pod.getSpec().getNodeName()) && isActive(pod);
@@ -166,18 +177,28 @@ public final class NodePodInformer implements PodSource {
   private final class LoggingHandler implements ResourceEventHandler<Pod> {
     @Override
     public void onAdd(Pod pod) {
-      LOG.debug("node {}: pod {}/{} added", nodeName, pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+      LOG.debug(
+          "node {}: pod {}/{} added",
+          nodeName,
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName());
     }
 
     @Override
     public void onUpdate(Pod oldPod, Pod newPod) {
-      LOG.trace("node {}: pod {}/{} updated", nodeName, newPod.getMetadata().getNamespace(),
+      LOG.trace(
+          "node {}: pod {}/{} updated",
+          nodeName,
+          newPod.getMetadata().getNamespace(),
           newPod.getMetadata().getName());
     }
 
     @Override
     public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-      LOG.debug("node {}: pod {}/{} deleted", nodeName, pod.getMetadata().getNamespace(),
+      LOG.debug(
+          "node {}: pod {}/{} deleted",
+          nodeName,
+          pod.getMetadata().getNamespace(),
           pod.getMetadata().getName());
     }
   }

@@ -8,8 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bounded retries with exponential backoff for API calls: at most {@code maxAttempts} requests, waiting
- * {@code initialBackoff}, then twice as long each time up to {@code maxBackoff}, between them.
+ * Bounded retries with exponential backoff for API calls: at most {@code maxAttempts} requests,
+ * waiting {@code initialBackoff}, then twice as long each time up to {@code maxBackoff}, between
+ * them.
  *
  * @param maxAttempts the number of requests at most (1: no retry)
  * @param initialBackoff the wait after the first failure
@@ -19,7 +20,8 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
   private static final Logger LOG = LoggerFactory.getLogger(RetryPolicy.class);
 
   /** Three attempts, 200 ms then 400 ms apart. */
-  public static final RetryPolicy DEFAULT = new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(2));
+  public static final RetryPolicy DEFAULT =
+      new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(2));
 
   /** One attempt. */
   public static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Duration.ZERO);
@@ -28,7 +30,10 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
     if (maxAttempts < 1) {
       throw new ConfigException("retry attempts must be at least 1, got " + maxAttempts);
     }
-    if (initialBackoff == null || initialBackoff.isNegative() || maxBackoff == null || maxBackoff.isNegative()) {
+    if (initialBackoff == null
+        || initialBackoff.isNegative()
+        || maxBackoff == null
+        || maxBackoff.isNegative()) {
       throw new ConfigException("retry backoff must not be negative");
     }
   }
@@ -43,10 +48,12 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
   }
 
   /**
-   * Runs {@code call} until it returns a response {@code retryable} refuses, or the attempts are used up; returns
-   * the last response. An interrupt during a backoff stops retrying (the interrupt flag is kept).
+   * Runs {@code call} until it returns a response {@code retryable} refuses, or the attempts are
+   * used up; returns the last response. An interrupt during a backoff stops retrying (the interrupt
+   * flag is kept).
    */
-  public ApiResponse run(String what, Supplier<ApiResponse> call, Predicate<ApiResponse> retryable) {
+  public ApiResponse run(
+      String what, Supplier<ApiResponse> call, Predicate<ApiResponse> retryable) {
     ApiResponse last = null;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       last = call.get();
@@ -54,7 +61,12 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         return last;
       }
       Duration wait = backoff(attempt);
-      LOG.debug("{}: {} (attempt {} of {}), retrying in {} ms", what, last.describe(), attempt, maxAttempts,
+      LOG.debug(
+          "{}: {} (attempt {} of {}), retrying in {} ms",
+          what,
+          last.describe(),
+          attempt,
+          maxAttempts,
           wait.toMillis());
       try {
         Thread.sleep(wait.toMillis());

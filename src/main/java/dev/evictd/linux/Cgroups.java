@@ -17,15 +17,16 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The memory cgroup hierarchy of a host, below a cgroup filesystem root that is a parameter ({@code /sys/fs/cgroup}
- * on a real host, a fixture tree in tests). Finds where the memory controller lives (cgroup v1
- * {@code <root>/memory}, v2 {@code <root>} or the hybrid {@code <root>/unified}), the pods cgroup and the pod
- * cgroups below it, and reads their memory figures and processes.
+ * The memory cgroup hierarchy of a host, below a cgroup filesystem root that is a parameter ({@code
+ * /sys/fs/cgroup} on a real host, a fixture tree in tests). Finds where the memory controller lives
+ * (cgroup v1 {@code <root>/memory}, v2 {@code <root>} or the hybrid {@code <root>/unified}), the
+ * pods cgroup and the pod cgroups below it, and reads their memory figures and processes.
  *
- * <p>Pod cgroups are found under both drivers the kubelet supports: cgroupfs ({@code kubepods/pod<uid>},
- * {@code kubepods/burstable/pod<uid>}, {@code kubepods/besteffort/pod<uid>}; Guaranteed pods sit directly under
- * kubepods) and systemd ({@code kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>.slice}
- * and so on).
+ * <p>Pod cgroups are found under both drivers the kubelet supports: cgroupfs ({@code
+ * kubepods/pod<uid>}, {@code kubepods/burstable/pod<uid>}, {@code kubepods/besteffort/pod<uid>};
+ * Guaranteed pods sit directly under kubepods) and systemd ({@code
+ * kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>.slice} and
+ * so on).
  */
 public final class Cgroups {
   /** The default name of the cgroup holding every pod. */
@@ -47,9 +48,10 @@ public final class Cgroups {
   /**
    * Memory figures of one cgroup, in bytes; a null field was not readable.
    *
-   * @param usage {@code memory.usage_in_bytes} (v1) or {@code memory.current} (v2; at the v2 root, where there is
-   *     none, {@code anon + file} of memory.stat, as runc computes it)
-   * @param inactiveFile {@code total_inactive_file} (v1) or {@code inactive_file} (v2) of memory.stat
+   * @param usage {@code memory.usage_in_bytes} (v1) or {@code memory.current} (v2; at the v2 root,
+   *     where there is none, {@code anon + file} of memory.stat, as runc computes it)
+   * @param inactiveFile {@code total_inactive_file} (v1) or {@code inactive_file} (v2) of
+   *     memory.stat
    * @param rss {@code total_rss} (v1) or {@code anon} (v2) of memory.stat
    * @param limit {@code memory.limit_in_bytes} (v1) or {@code memory.max} (v2), null when unlimited
    */
@@ -76,7 +78,10 @@ public final class Cgroups {
     this.podsName = podsName;
   }
 
-  /** Finds the memory controller below {@code root}; pods live in the cgroup named {@code podsCgroup}. */
+  /**
+   * Finds the memory controller below {@code root}; pods live in the cgroup named {@code
+   * podsCgroup}.
+   */
   public static Cgroups detect(Path root, String podsCgroup) {
     String pods = podsCgroup == null || podsCgroup.isBlank() ? DEFAULT_PODS_CGROUP : podsCgroup;
     if (pods.startsWith("/")) {
@@ -154,7 +159,10 @@ public final class Cgroups {
     return Optional.empty();
   }
 
-  /** Every pod cgroup below the pods cgroup, by pod UID (dashes restored from systemd's underscores). */
+  /**
+   * Every pod cgroup below the pods cgroup, by pod UID (dashes restored from systemd's
+   * underscores).
+   */
   public Map<String, Path> podCgroups() {
     Map<String, Path> out = new LinkedHashMap<>();
     Optional<Path> pods = podsCgroup();
@@ -215,7 +223,8 @@ public final class Cgroups {
       candidates.add(dir.resolve(podsName + "-pod" + u + ".slice"));
       for (String qos : QOS_CLASSES) {
         candidates.add(
-            dir.resolve(podsName + "-" + qos + ".slice").resolve(podsName + "-" + qos + "-pod" + u + ".slice"));
+            dir.resolve(podsName + "-" + qos + ".slice")
+                .resolve(podsName + "-" + qos + "-pod" + u + ".slice"));
       }
     } else {
       candidates.add(dir.resolve("pod" + uid));
@@ -226,7 +235,10 @@ public final class Cgroups {
     return candidates.stream().filter(Files::isDirectory).findFirst();
   }
 
-  /** Reads the memory figures of the memory cgroup {@code dir} (an absolute path below {@link #memoryRoot()}). */
+  /**
+   * Reads the memory figures of the memory cgroup {@code dir} (an absolute path below {@link
+   * #memoryRoot()}).
+   */
   public Memory memory(Path dir) {
     if (version == null) {
       return new Memory(null, null, null, null);
@@ -243,11 +255,18 @@ public final class Cgroups {
           limit.isPresent() ? limit.getAsLong() : null);
     }
     Long usage = readLong(dir.resolve("memory.current")).stream().boxed().findFirst().orElse(null);
-    if (usage == null && dir.equals(memoryRoot) && stat.containsKey("anon") && stat.containsKey("file")) {
+    if (usage == null
+        && dir.equals(memoryRoot)
+        && stat.containsKey("anon")
+        && stat.containsKey("file")) {
       usage = stat.get("anon") + stat.get("file");
     }
     OptionalLong limit = readLimit(dir.resolve("memory.max"));
-    return new Memory(usage, stat.get("inactive_file"), stat.get("anon"), limit.isPresent() ? limit.getAsLong() : null);
+    return new Memory(
+        usage,
+        stat.get("inactive_file"),
+        stat.get("anon"),
+        limit.isPresent() ? limit.getAsLong() : null);
   }
 
   /** The processes in {@code dir} and every cgroup below it ({@code cgroup.procs}), sorted. */
@@ -256,20 +275,24 @@ public final class Cgroups {
   }
 
   /**
-   * Collects the processes of a cgroup subtree without a {@code stat} of every control file: listing a cgroup
-   * directory returns dozens of control files and a {@code stat} on cgroupfs costs microseconds each (a walk of 110
-   * pod cgroups took about 45 ms this way, most of an event-driven sync). Two exact shortcuts: a directory's link
-   * count is 2 plus its number of subdirectories (cgroupfs, tmpfs, ext4), so a leaf is not listed at all and a listing
-   * stops once every subdirectory is found; and a name found to be a regular file is remembered, since a cgroup cannot
-   * have a child named like one of the control files every cgroup of the hierarchy has. Where the link count is not
-   * maintained (it reads below 2), every entry is looked at. One walker per hierarchy: its memory of control-file
-   * names is bounded.
+   * Collects the processes of a cgroup subtree without a {@code stat} of every control file:
+   * listing a cgroup directory returns dozens of control files and a {@code stat} on cgroupfs costs
+   * microseconds each (a walk of 110 pod cgroups took about 45 ms this way, most of an event-driven
+   * sync). Two exact shortcuts: a directory's link count is 2 plus its number of subdirectories
+   * (cgroupfs, tmpfs, ext4), so a leaf is not listed at all and a listing stops once every
+   * subdirectory is found; and a name found to be a regular file is remembered, since a cgroup
+   * cannot have a child named like one of the control files every cgroup of the hierarchy has.
+   * Where the link count is not maintained (it reads below 2), every entry is looked at. One walker
+   * per hierarchy: its memory of control-file names is bounded.
    */
   public static final class ProcessWalker {
     private static final int MAX_REMEMBERED = 4096;
     private final Set<String> files = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** The processes in {@code dir} and every cgroup below it, sorted; empty when {@code dir} is gone. */
+    /**
+     * The processes in {@code dir} and every cgroup below it, sorted; empty when {@code dir} is
+     * gone.
+     */
     public Set<Integer> processes(Path dir) {
       Set<Integer> pids = new TreeSet<>();
       if (!Files.isDirectory(dir)) {
@@ -316,7 +339,9 @@ public final class Cgroups {
           try {
             a =
                 Files.readAttributes(
-                    p, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                    p,
+                    java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
           } catch (NoSuchFileException e) {
             continue;
           }
@@ -344,9 +369,13 @@ public final class Cgroups {
     }
   }
 
-  private static final java.util.regex.Pattern KEY_VALUE = java.util.regex.Pattern.compile("[:\\s]+");
+  private static final java.util.regex.Pattern KEY_VALUE =
+      java.util.regex.Pattern.compile("[:\\s]+");
 
-  /** {@code key value} lines (memory.stat, /proc/meminfo without units) as a map; empty when unreadable. */
+  /**
+   * {@code key value} lines (memory.stat, /proc/meminfo without units) as a map; empty when
+   * unreadable.
+   */
   static Map<String, Long> readKeyed(Path file) {
     Map<String, Long> out = new LinkedHashMap<>();
     List<String> lines;

@@ -16,7 +16,8 @@ public final class Filesystems {
    * @param inodes {@code f_files}
    * @param inodesFree {@code f_ffree}
    */
-  public record Usage(long capacityBytes, long freeBytes, long availableBytes, long inodes, long inodesFree) {
+  public record Usage(
+      long capacityBytes, long freeBytes, long availableBytes, long inodes, long inodesFree) {
     /** Bytes in use, as df counts them: capacity − free. */
     public long usedBytes() {
       return capacityBytes - freeBytes;
@@ -37,6 +38,7 @@ public final class Filesystems {
   public static Usage usage(Path path) throws IOException {
     Native.StatVfs s = Native.statvfs(path);
     long f = s.fragmentSize();
-    return new Usage(s.blocks() * f, s.blocksFree() * f, s.blocksAvailable() * f, s.files(), s.filesFree());
+    return new Usage(
+        s.blocks() * f, s.blocksFree() * f, s.blocksAvailable() * f, s.files(), s.filesFree());
   }
 }

@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where this host keeps what evictd reads: the cgroup filesystem, /proc, the kubelet's root directory (nodefs) and
- * the container runtime's root (imagefs), and the name of the pods cgroup. Every path is a parameter so tests run on
- * fixture trees.
+ * Where this host keeps what evictd reads: the cgroup filesystem, /proc, the kubelet's root
+ * directory (nodefs) and the container runtime's root (imagefs), and the name of the pods cgroup.
+ * Every path is a parameter so tests run on fixture trees.
  */
 public record HostPaths(
     Path cgroupRoot, Path procRoot, Path kubeletRootDir, Path runtimeRootDir, String podsCgroup) {
@@ -22,7 +22,8 @@ public record HostPaths(
     procRoot = procRoot == null ? DEFAULT_PROC_ROOT : procRoot;
     kubeletRootDir = kubeletRootDir == null ? DEFAULT_KUBELET_ROOT : kubeletRootDir;
     runtimeRootDir = runtimeRootDir == null ? DEFAULT_RUNTIME_ROOT : runtimeRootDir;
-    podsCgroup = podsCgroup == null || podsCgroup.isBlank() ? Cgroups.DEFAULT_PODS_CGROUP : podsCgroup;
+    podsCgroup =
+        podsCgroup == null || podsCgroup.isBlank() ? Cgroups.DEFAULT_PODS_CGROUP : podsCgroup;
   }
 
   /** The defaults of a real node. */
@@ -30,7 +31,10 @@ public record HostPaths(
     return new HostPaths(null, null, null, null, null);
   }
 
-  /** The same paths with a missing kubelet or runtime root replaced by {@code /}; see {@link #fallbackWarnings()}. */
+  /**
+   * The same paths with a missing kubelet or runtime root replaced by {@code /}; see {@link
+   * #fallbackWarnings()}.
+   */
   public HostPaths withFallbacks() {
     return new HostPaths(
         cgroupRoot,
@@ -47,7 +51,8 @@ public record HostPaths(
       out.add("kubelet root dir " + kubeletRootDir + " does not exist: nodefs is measured on /");
     }
     if (!Files.isDirectory(runtimeRootDir)) {
-      out.add("container runtime root " + runtimeRootDir + " does not exist: imagefs is measured on /");
+      out.add(
+          "container runtime root " + runtimeRootDir + " does not exist: imagefs is measured on /");
     }
     return out;
   }

@@ -20,24 +20,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A stats summary of this host alone, for nodes where the kubelet's Summary API is not used (or not reachable):
+ * A stats summary of this host alone, for nodes where the kubelet's Summary API is not used (or not
+ * reachable):
  *
  * <ul>
- *   <li><b>node memory</b>: capacity is {@code MemTotal}; usage and {@code inactive_file} come from the root memory
- *       cgroup ({@code memory.usage_in_bytes} and {@code total_inactive_file} under v1; {@code anon + file} and
- *       {@code inactive_file} of the root's memory.stat under v2); working set = usage − inactive_file; available =
- *       capacity − working set, as cAdvisor computes them for the kubelet. Without a memory controller, usage is
- *       {@code MemTotal − MemFree} and inactive_file is {@code Inactive(file)} of /proc/meminfo.
- *   <li><b>the "pods" system container</b> (observes {@code allocatableMemory.available}): the pods cgroup's usage
- *       and working set. A bare host does not know the node's allocatable memory, so its capacity is the pods
- *       cgroup's memory limit when one is set (the kubelet sets it to capacity − kube-reserved − system-reserved when
- *       it enforces node allocatable), else {@code MemTotal}. Absent when there is no pods cgroup.
+ *   <li><b>node memory</b>: capacity is {@code MemTotal}; usage and {@code inactive_file} come from
+ *       the root memory cgroup ({@code memory.usage_in_bytes} and {@code total_inactive_file} under
+ *       v1; {@code anon + file} and {@code inactive_file} of the root's memory.stat under v2);
+ *       working set = usage − inactive_file; available = capacity − working set, as cAdvisor
+ *       computes them for the kubelet. Without a memory controller, usage is {@code MemTotal −
+ *       MemFree} and inactive_file is {@code Inactive(file)} of /proc/meminfo.
+ *   <li><b>the "pods" system container</b> (observes {@code allocatableMemory.available}): the pods
+ *       cgroup's usage and working set. A bare host does not know the node's allocatable memory, so
+ *       its capacity is the pods cgroup's memory limit when one is set (the kubelet sets it to
+ *       capacity − kube-reserved − system-reserved when it enforces node allocatable), else {@code
+ *       MemTotal}. Absent when there is no pods cgroup.
  *   <li><b>nodefs / imagefs</b>: statvfs of the kubelet root dir and of the container runtime root.
- *   <li><b>rlimit</b>: maxpid is {@code /proc/sys/kernel/pid_max}; curproc is the number of tasks the kernel runs
- *       (the total of {@code /proc/loadavg}), the figure {@code sysinfo(2).procs} gives the kubelet.
- *   <li><b>pods</b>: one entry per pod cgroup (found by UID under the cgroupfs or systemd naming), with the pod's
- *       memory usage and working set and its process count (all cgroup.procs below the pod cgroup). Name and
- *       namespace are unknown here: pods are matched by UID.
+ *   <li><b>rlimit</b>: maxpid is {@code /proc/sys/kernel/pid_max}; curproc is the number of tasks
+ *       the kernel runs (the total of {@code /proc/loadavg}), the figure {@code sysinfo(2).procs}
+ *       gives the kubelet.
+ *   <li><b>pods</b>: one entry per pod cgroup (found by UID under the cgroupfs or systemd naming),
+ *       with the pod's memory usage and working set and its process count (all cgroup.procs below
+ *       the pod cgroup). Name and namespace are unknown here: pods are matched by UID.
  * </ul>
  *
  * Anything that cannot be read is left null (no observation) after one warning per item.
@@ -53,8 +57,8 @@ public final class HostStatsProvider implements StatsProvider {
   private final Cgroups.ProcessWalker processWalker = new Cgroups.ProcessWalker();
 
   /**
-   * A provider reading the host through {@code paths}; missing kubelet or runtime roots fall back to {@code /} with a
-   * warning.
+   * A provider reading the host through {@code paths}; missing kubelet or runtime roots fall back
+   * to {@code /} with a warning.
    *
    * @param nodeName the node name to report, or null for the host name
    */
@@ -95,7 +99,11 @@ public final class HostStatsProvider implements StatsProvider {
     Map<String, Long> meminfo = Cgroups.readKeyed(paths.procRoot().resolve("meminfo"));
     Long capacity = meminfo.get("MemTotal");
     if (capacity == null) {
-      warnOnce("meminfo", "cannot read MemTotal from " + paths.procRoot().resolve("meminfo") + ": no memory figures");
+      warnOnce(
+          "meminfo",
+          "cannot read MemTotal from "
+              + paths.procRoot().resolve("meminfo")
+              + ": no memory figures");
     }
     Summary.MemoryStats memory = nodeMemory(now, capacity, meminfo);
     List<Summary.ContainerStats> system = new ArrayList<>();
@@ -111,7 +119,8 @@ public final class HostStatsProvider implements StatsProvider {
                   system.add(
                       new Summary.ContainerStats(
                           Observations.PODS_SYSTEM_CONTAINER,
-                          new Summary.MemoryStats(now, Math.max(0, cap - ws), m.usage(), ws, m.rss()),
+                          new Summary.MemoryStats(
+                              now, Math.max(0, cap - ws), m.usage(), ws, m.rss()),
                           null,
                           null));
                 } else {
@@ -166,7 +175,13 @@ public final class HostStatsProvider implements StatsProvider {
     try {
       Filesystems.Usage u = Filesystems.usage(path);
       return new Summary.FsStats(
-          now, u.availableBytes(), u.capacityBytes(), u.usedBytes(), u.inodesFree(), u.inodes(), u.inodesUsed());
+          now,
+          u.availableBytes(),
+          u.capacityBytes(),
+          u.usedBytes(),
+          u.inodesFree(),
+          u.inodes(),
+          u.inodesUsed());
     } catch (IOException e) {
       warnOnce("fs " + path, "no filesystem figures: " + e.getMessage());
       return null;
@@ -214,7 +229,9 @@ public final class HostStatsProvider implements StatsProvider {
           new Summary.PodStats(
               new Summary.PodReference(null, null, e.getKey()),
               List.of(),
-              m.usage() == null ? null : new Summary.MemoryStats(now, null, m.usage(), m.workingSet(), m.rss()),
+              m.usage() == null
+                  ? null
+                  : new Summary.MemoryStats(now, null, m.usage(), m.workingSet(), m.rss()),
               List.of(),
               null,
               count == null ? null : new Summary.ProcessStats(count)));

@@ -8,18 +8,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Reads small kernel files (procfs, sysfs, cgroupfs). They report a size of zero, and integer sysctls such as
- * {@code /proc/sys/kernel/pid_max} answer only a read at offset zero — a read at a later offset returns end of file
- * — so {@link Files#readString}, which starts with a small read, returns "3" for 32768. Reading with a buffer larger
- * than any such file gets the whole text in the first read.
+ * Reads small kernel files (procfs, sysfs, cgroupfs). They report a size of zero, and integer
+ * sysctls such as {@code /proc/sys/kernel/pid_max} answer only a read at offset zero — a read at a
+ * later offset returns end of file — so {@link Files#readString}, which starts with a small read,
+ * returns "3" for 32768. Reading with a buffer larger than any such file gets the whole text in the
+ * first read.
  */
 final class KernelFiles {
   private static final int BUFFER = 64 * 1024;
 
   private KernelFiles() {}
 
-  /** One read buffer per thread: a sync reads dozens of these files, and a fresh 64 KiB each time fed the GC. */
-  private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER]);
+  /**
+   * One read buffer per thread: a sync reads dozens of these files, and a fresh 64 KiB each time
+   * fed the GC.
+   */
+  private static final ThreadLocal<byte[]> BUFFERS =
+      ThreadLocal.withInitial(() -> new byte[BUFFER]);
 
   /** The whole text of a kernel file. */
   static String read(Path file) throws IOException {

@@ -18,27 +18,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells the agent the instant a memory eviction threshold is about to be met, instead of at the next poll: the
- * kubelet's memory threshold notifier, on cgroup v1.
+ * Tells the agent the instant a memory eviction threshold is about to be met, instead of at the
+ * next poll: the kubelet's memory threshold notifier, on cgroup v1.
  *
- * <p>For a {@code memory.available} threshold it registers {@code capacity − threshold + inactive_file} on
- * {@code memory.usage_in_bytes} of the root memory cgroup through {@code cgroup.event_control} (for
- * {@code allocatableMemory.available}, on the pods cgroup), so the kernel signals an eventfd when usage — and thus
- * the working set — crosses the line, in either direction. Each signal becomes a {@link MemcgThresholdCrossed} given
- * to the listener, with the direction read from the usage right after the event.
+ * <p>For a {@code memory.available} threshold it registers {@code capacity − threshold +
+ * inactive_file} on {@code memory.usage_in_bytes} of the root memory cgroup through {@code
+ * cgroup.event_control} (for {@code allocatableMemory.available}, on the pods cgroup), so the
+ * kernel signals an eventfd when usage — and thus the working set — crosses the line, in either
+ * direction. Each signal becomes a {@link MemcgThresholdCrossed} given to the listener, with the
+ * direction read from the usage right after the event.
  *
- * <p>The registered value follows the summary: {@link #update} recomputes it after a sync and re-registers when it
- * changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow} re-registers at once. One daemon thread waits
- * in {@code poll(2)} with a time-out on the registration's eventfd and on a wake-up eventfd, so it picks up a new
- * registration at once and stops within a second of {@link #close()}. That thread owns every descriptor it polls:
- * it closes a replaced registration itself, so no descriptor is closed while polled.
+ * <p>The registered value follows the summary: {@link #update} recomputes it after a sync and
+ * re-registers when it changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow}
+ * re-registers at once. One daemon thread waits in {@code poll(2)} with a time-out on the
+ * registration's eventfd and on a wake-up eventfd, so it picks up a new registration at once and
+ * stops within a second of {@link #close()}. That thread owns every descriptor it polls: it closes
+ * a replaced registration itself, so no descriptor is closed while polled.
  *
- * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control}; no memory
- * controller; a missing cgroup; libc not bound) the notifier logs one warning and reports itself
- * {@linkplain #available() unavailable}: the agent keeps polling. It never throws for that.
+ * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control};
+ * no memory controller; a missing cgroup; libc not bound) the notifier logs one warning and reports
+ * itself {@linkplain #available() unavailable}: the agent keeps polling. It never throws for that.
  */
 public final class MemcgThresholdNotifier implements AutoCloseable {
-  /** Re-registration happens at most this often, as in the kubelet (synchronize may run far more often). */
+  /**
+   * Re-registration happens at most this often, as in the kubelet (synchronize may run far more
+   * often).
+   */
   public static final Duration REFRESH_INTERVAL = Duration.ofSeconds(10);
 
   static final String USAGE_FILE = "memory.usage_in_bytes";
@@ -64,19 +69,25 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   private record Registration(int eventFd, long threshold) {}
 
   /**
-   * A notifier for a {@code memory.available} or {@code allocatableMemory.available} threshold. Nothing is registered
-   * until the first {@link #update}.
+   * A notifier for a {@code memory.available} or {@code allocatableMemory.available} threshold.
+   * Nothing is registered until the first {@link #update}.
    *
    * @throws IllegalArgumentException when the threshold is on another signal
    */
   public MemcgThresholdNotifier(
       Threshold threshold, Cgroups cgroups, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
-    this(threshold, threshold.signal(), cgroupFor(threshold.signal(), cgroups), listener, clock, reasonFor(cgroups));
+    this(
+        threshold,
+        threshold.signal(),
+        cgroupFor(threshold.signal(), cgroups),
+        listener,
+        clock,
+        reasonFor(cgroups));
   }
 
   /**
-   * A notifier on the memory cgroup directory {@code cgroup} whose crossings report {@code signal}; thresholds are
-   * set with {@link #register}. For the doctor and tests.
+   * A notifier on the memory cgroup directory {@code cgroup} whose crossings report {@code signal};
+   * thresholds are set with {@link #register}. For the doctor and tests.
    */
   public static MemcgThresholdNotifier onCgroup(
       Signal signal, Path cgroup, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
@@ -91,7 +102,8 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       Clock clock,
       String reason) {
     if (signal != Signal.MEMORY_AVAILABLE && signal != Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-      throw new IllegalArgumentException("memcg thresholds observe memory signals only, not " + signal);
+      throw new IllegalArgumentException(
+          "memcg thresholds observe memory signals only, not " + signal);
     }
     this.threshold = threshold;
     this.signal = signal;
@@ -114,7 +126,9 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       return null;
     }
     if (signal == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-      return cgroups.podsCgroup().orElse(cgroups.memoryRoot().get().resolve(cgroups.podsCgroupName()));
+      return cgroups
+          .podsCgroup()
+          .orElse(cgroups.memoryRoot().get().resolve(cgroups.podsCgroupName()));
     }
     return cgroups.memoryRoot().get();
   }
@@ -152,7 +166,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       }
       unavailable = reason;
     }
-    LOG.warn("memcg threshold notifier for {} not available: {}; the agent polls instead", signal, reason);
+    LOG.warn(
+        "memcg threshold notifier for {} not available: {}; the agent polls instead",
+        signal,
+        reason);
   }
 
   /** The signal whose threshold this notifier watches. */
@@ -187,10 +204,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   }
 
   /**
-   * The kubelet's memcg threshold for {@code threshold} given a summary: {@code capacity − threshold quantity +
-   * inactive_file}, where capacity = available + working set and inactive_file = usage − working set of the node
-   * memory (or of the "pods" system container for {@code allocatableMemory.available}). Empty when the summary lacks
-   * a figure.
+   * The kubelet's memcg threshold for {@code threshold} given a summary: {@code capacity −
+   * threshold quantity + inactive_file}, where capacity = available + working set and inactive_file
+   * = usage − working set of the node memory (or of the "pods" system container for {@code
+   * allocatableMemory.available}). Empty when the summary lacks a figure.
    */
   public static OptionalLong memcgThreshold(Threshold threshold, Summary summary) {
     if (summary == null || summary.node() == null) {
@@ -198,10 +215,14 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
     Summary.MemoryStats m = summary.node().memory();
     if (threshold.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-      Summary.ContainerStats pods = summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
+      Summary.ContainerStats pods =
+          summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
       m = pods == null ? null : pods.memory();
     }
-    if (m == null || m.usageBytes() == null || m.workingSetBytes() == null || m.availableBytes() == null) {
+    if (m == null
+        || m.usageBytes() == null
+        || m.workingSetBytes() == null
+        || m.availableBytes() == null) {
       return OptionalLong.empty();
     }
     long inactiveFile = m.usageBytes() - m.workingSetBytes();
@@ -211,37 +232,46 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   }
 
   /**
-   * After a sync: recomputes the threshold from {@code summary} and re-registers it when it changed and the last
-   * registration is at least {@link #REFRESH_INTERVAL} old. Returns whether a new value was registered.
+   * After a sync: recomputes the threshold from {@code summary} and re-registers it when it changed
+   * and the last registration is at least {@link #REFRESH_INTERVAL} old. Returns whether a new
+   * value was registered.
    */
   public boolean update(Summary summary) {
     return update(summary, false);
   }
 
-  /** Like {@link #update} but re-registers a changed value at once, whatever the time since the last one. */
+  /**
+   * Like {@link #update} but re-registers a changed value at once, whatever the time since the last
+   * one.
+   */
   public boolean updateNow(Summary summary) {
     return update(summary, true);
   }
 
   private boolean update(Summary summary, boolean now) {
     if (threshold == null) {
-      throw new IllegalStateException("a notifier made with onCgroup has no eviction threshold: use register");
+      throw new IllegalStateException(
+          "a notifier made with onCgroup has no eviction threshold: use register");
     }
     OptionalLong value = memcgThreshold(threshold, summary);
     if (value.isEmpty()) {
-      LOG.debug("memcg threshold for {}: the summary lacks node memory figures; not updated", signal);
+      LOG.debug(
+          "memcg threshold for {}: the summary lacks node memory figures; not updated", signal);
       return false;
     }
     if (value.getAsLong() <= 0) {
       // a threshold above the capacity: already met, nothing for the kernel to watch
-      LOG.debug("memcg threshold for {}: computed {} bytes; not registered", signal, value.getAsLong());
+      LOG.debug(
+          "memcg threshold for {}: computed {} bytes; not registered", signal, value.getAsLong());
       return false;
     }
     synchronized (lock) {
       if (unavailable != null || closed || value.getAsLong() == registered) {
         return false;
       }
-      if (!now && registeredAt != null && clock.instant().isBefore(registeredAt.plus(REFRESH_INTERVAL))) {
+      if (!now
+          && registeredAt != null
+          && clock.instant().isBefore(registeredAt.plus(REFRESH_INTERVAL))) {
         return false;
       }
     }
@@ -249,8 +279,9 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   }
 
   /**
-   * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the previous value.
-   * Returns false (after one warning, the notifier then being unavailable) when the kernel refuses it.
+   * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the
+   * previous value. Returns false (after one warning, the notifier then being unavailable) when the
+   * kernel refuses it.
    */
   public boolean register(long thresholdBytes) {
     if (thresholdBytes < 0) {
@@ -267,8 +298,12 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
         }
         r = open(thresholdBytes);
       } catch (IOException e) {
-        unavailable = "cannot register a threshold on " + cgroup.resolve(USAGE_FILE) + ": " + e.getMessage();
-        LOG.warn("memcg threshold notifier for {} not available: {}; the agent polls instead", signal, unavailable);
+        unavailable =
+            "cannot register a threshold on " + cgroup.resolve(USAGE_FILE) + ": " + e.getMessage();
+        LOG.warn(
+            "memcg threshold notifier for {} not available: {}; the agent polls instead",
+            signal,
+            unavailable);
         return false;
       }
       if (pending != null) {
@@ -298,12 +333,16 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       controlFd = Native.open(cgroup.resolve(EVENT_CONTROL), Native.O_WRONLY);
       eventFd = Native.eventfd();
       Native.write(
-          controlFd, eventFd + " " + usageFd + " " + value, false, "write " + cgroup.resolve(EVENT_CONTROL));
+          controlFd,
+          eventFd + " " + usageFd + " " + value,
+          false,
+          "write " + cgroup.resolve(EVENT_CONTROL));
       Registration r = new Registration(eventFd, value);
       eventFd = -1;
       return r;
     } finally {
-      // the kernel keeps the registration as long as the eventfd is open; the other two are not needed
+      // the kernel keeps the registration as long as the eventfd is open; the other two are not
+      // needed
       Native.close(eventFd);
       Native.close(controlFd);
       Native.close(usageFd);
@@ -379,8 +418,11 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
     long u = usage.getAsLong();
     MemcgThresholdCrossed.Direction d =
-        u >= thresholdBytes ? MemcgThresholdCrossed.Direction.UP : MemcgThresholdCrossed.Direction.DOWN;
-    MemcgThresholdCrossed fact = new MemcgThresholdCrossed(signal, d, thresholdBytes, u, clock.instant());
+        u >= thresholdBytes
+            ? MemcgThresholdCrossed.Direction.UP
+            : MemcgThresholdCrossed.Direction.DOWN;
+    MemcgThresholdCrossed fact =
+        new MemcgThresholdCrossed(signal, d, thresholdBytes, u, clock.instant());
     LOG.debug("memcg threshold crossed: {}", fact);
     try {
       listener.accept(fact);
@@ -389,7 +431,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
   }
 
-  /** Stops waiting and unregisters (closes every descriptor); returns within about a second. Idempotent. */
+  /**
+   * Stops waiting and unregisters (closes every descriptor); returns within about a second.
+   * Idempotent.
+   */
   @Override
   public void close() {
     Thread t;

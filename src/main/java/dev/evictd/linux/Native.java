@@ -15,9 +15,9 @@ import jnr.posix.POSIX;
 import jnr.posix.POSIXFactory;
 
 /**
- * The thin native layer: the few libc calls evictd uses (x86_64 / aarch64 Linux, glibc or musl), bound with jnr-ffi,
- * and {@code kill} through jnr-posix. Every failing call becomes an {@link IOException} whose message names what was
- * attempted and gives {@code strerror(errno)}.
+ * The thin native layer: the few libc calls evictd uses (x86_64 / aarch64 Linux, glibc or musl),
+ * bound with jnr-ffi, and {@code kill} through jnr-posix. Every failing call becomes an {@link
+ * IOException} whose message names what was attempted and gives {@code strerror(errno)}.
  */
 final class Native {
   static final int O_RDONLY = 0;
@@ -40,7 +40,10 @@ final class Native {
   static final int ESRCH = 3;
   static final int EAGAIN = 11;
 
-  /** glibc's {@code struct statvfs} on 64-bit Linux: 11 unsigned longs, then 6 spare ints (checked against df). */
+  /**
+   * glibc's {@code struct statvfs} on 64-bit Linux: 11 unsigned longs, then 6 spare ints (checked
+   * against df).
+   */
   private static final int STATVFS_SIZE = 112;
 
   private static final int OFF_FRSIZE = 8;
@@ -72,7 +75,13 @@ final class Native {
   }
 
   /** Figures of one {@code statvfs} call, in bytes and inodes. */
-  record StatVfs(long fragmentSize, long blocks, long blocksFree, long blocksAvailable, long files, long filesFree) {}
+  record StatVfs(
+      long fragmentSize,
+      long blocks,
+      long blocksFree,
+      long blocksAvailable,
+      long files,
+      long filesFree) {}
 
   private static final class Loaded {
     static final LibC LIBC;
@@ -87,7 +96,8 @@ final class Native {
       String failure = null;
       try {
         if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
-          throw new UnsupportedOperationException("not Linux (" + System.getProperty("os.name") + ")");
+          throw new UnsupportedOperationException(
+              "not Linux (" + System.getProperty("os.name") + ")");
         }
         libc = LibraryLoader.create(LibC.class).load("c");
         runtime = Runtime.getRuntime(libc);
@@ -145,7 +155,9 @@ final class Native {
     return fd;
   }
 
-  /** Closes {@code fd}, ignoring a negative one; a failure is returned as an exception, not thrown. */
+  /**
+   * Closes {@code fd}, ignoring a negative one; a failure is returned as an exception, not thrown.
+   */
   static IOException close(int fd) {
     if (fd < 0 || Loaded.LIBC == null) {
       return null;
@@ -165,7 +177,10 @@ final class Native {
     return fd;
   }
 
-  /** Writes all of {@code text} (UTF-8, with a trailing NUL when {@code nulTerminated}) to {@code fd} in one call. */
+  /**
+   * Writes all of {@code text} (UTF-8, with a trailing NUL when {@code nulTerminated}) to {@code
+   * fd} in one call.
+   */
   static void write(int fd, String text, boolean nulTerminated, String what) throws IOException {
     byte[] b = text.getBytes(StandardCharsets.UTF_8);
     int n = nulTerminated ? b.length + 1 : b.length;
@@ -192,7 +207,9 @@ final class Native {
     }
   }
 
-  /** Reads and resets an eventfd's counter (8 bytes, native little-endian); blocks when it is zero. */
+  /**
+   * Reads and resets an eventfd's counter (8 bytes, native little-endian); blocks when it is zero.
+   */
   static long readEventfd(int fd) throws IOException {
     byte[] buf = new byte[8];
     long r = libc().read(fd, buf, 8);
@@ -207,10 +224,11 @@ final class Native {
   }
 
   /**
-   * {@code poll} on {@code fds} for {@code events}; fills {@code revents} and returns the number of ready
-   * descriptors, 0 on time-out or when interrupted (EINTR).
+   * {@code poll} on {@code fds} for {@code events}; fills {@code revents} and returns the number of
+   * ready descriptors, 0 on time-out or when interrupted (EINTR).
    */
-  static int poll(int[] fds, short[] events, short[] revents, int timeoutMillis) throws IOException {
+  static int poll(int[] fds, short[] events, short[] revents, int timeoutMillis)
+      throws IOException {
     LibC c = libc();
     int n = fds.length;
     Pointer p = Memory.allocateDirect(Loaded.RUNTIME, 8 * n, true);
@@ -250,8 +268,8 @@ final class Native {
   }
 
   /**
-   * Sends {@code signal} to process {@code pid} through jnr-posix; returns false when the process no longer exists
-   * (ESRCH).
+   * Sends {@code signal} to process {@code pid} through jnr-posix; returns false when the process
+   * no longer exists (ESRCH).
    */
   static boolean kill(int pid, int signal) throws IOException {
     libc();

@@ -16,9 +16,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Checks what evictd needs from this node: the native binding, the cgroup version and memory controller, that memcg
- * threshold notifications really arrive (on a temporary child cgroup that a process is driven across), that PSI is
- * there and takes a trigger, that the configured paths can be read, and that host statistics can be built.
+ * Checks what evictd needs from this node: the native binding, the cgroup version and memory
+ * controller, that memcg threshold notifications really arrive (on a temporary child cgroup that a
+ * process is driven across), that PSI is there and takes a trigger, that the configured paths can
+ * be read, and that host statistics can be built.
  */
 public final class NodeDoctor {
   /** How a check ended. */
@@ -36,7 +37,10 @@ public final class NodeDoctor {
   /** One check: what was checked, how it ended and a one-line detail. */
   public record Check(String name, Status status, String detail) {}
 
-  /** The trigger the PSI check writes: 150 ms of stall in a 2 s window (a window every host accepts). */
+  /**
+   * The trigger the PSI check writes: 150 ms of stall in a 2 s window (a window every host
+   * accepts).
+   */
   public static final String PROBE_TRIGGER = "some 150000 2000000";
 
   private static final String MEMCG = "memcg-notifier";
@@ -48,7 +52,10 @@ public final class NodeDoctor {
   private final Clock clock;
   private final Path shm;
 
-  /** A doctor for the host seen through {@code paths}; the memcg probe writes its tmpfs file in /dev/shm. */
+  /**
+   * A doctor for the host seen through {@code paths}; the memcg probe writes its tmpfs file in
+   * /dev/shm.
+   */
   public NodeDoctor(HostPaths paths, Clock clock) {
     this(paths, clock, Path.of("/dev/shm"));
   }
@@ -68,7 +75,8 @@ public final class NodeDoctor {
             : new Check("native", Status.FAIL, Native.unavailableReason()));
     Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
     out.add(
-        new Check("cgroup", cgroups.version().isPresent() ? Status.OK : Status.FAIL, cgroups.describe()));
+        new Check(
+            "cgroup", cgroups.version().isPresent() ? Status.OK : Status.FAIL, cgroups.describe()));
     out.add(memcgNotifier(cgroups));
     out.add(psi());
     out.addAll(pathChecks(cgroups));
@@ -88,7 +96,9 @@ public final class NodeDoctor {
     }
     if (cgroups.version().get() == Cgroups.Version.V2) {
       return new Check(
-          name, Status.WARN, "cgroup v2 has no memory usage thresholds (no cgroup.event_control): the agent polls");
+          name,
+          Status.WARN,
+          "cgroup v2 has no memory usage thresholds (no cgroup.event_control): the agent polls");
     }
     if (!Native.available()) {
       return new Check(name, Status.FAIL, Native.unavailableReason());
@@ -107,8 +117,9 @@ public final class NodeDoctor {
   }
 
   /**
-   * Registers a threshold 4 MiB above a fresh child cgroup's usage, has a process in it write 16 MiB to tmpfs (tmpfs
-   * pages are charged to the writer's memcg), expects UP, deletes the file, expects DOWN; removes everything.
+   * Registers a threshold 4 MiB above a fresh child cgroup's usage, has a process in it write 16
+   * MiB to tmpfs (tmpfs pages are charged to the writer's memcg), expects UP, deletes the file,
+   * expects DOWN; removes everything.
    */
   private Check probe(Path memoryRoot) throws IOException, InterruptedException {
     String id =
@@ -151,7 +162,8 @@ public final class NodeDoctor {
       long upMillis = (System.nanoTime() - t0) / 1_000_000;
       if (up == null || up.direction() != MemcgThresholdCrossed.Direction.UP) {
         String got = up == null ? "" : " (got " + up.direction() + ")";
-        return new Check(MEMCG, Status.FAIL, "no UP event within 5 s after writing 16 MiB in " + cg + got);
+        return new Check(
+            MEMCG, Status.FAIL, "no UP event within 5 s after writing 16 MiB in " + cg + got);
       }
       long t1 = System.nanoTime();
       Files.delete(file);
@@ -162,7 +174,9 @@ public final class NodeDoctor {
       long downMillis = (System.nanoTime() - t1) / 1_000_000;
       if (down == null) {
         return new Check(
-            MEMCG, Status.FAIL, "no DOWN event within 5 s after freeing the probe's memory in " + cg);
+            MEMCG,
+            Status.FAIL,
+            "no DOWN event within 5 s after freeing the probe's memory in " + cg);
       }
       return new Check(
           MEMCG,
@@ -202,7 +216,10 @@ public final class NodeDoctor {
   private Check psi() {
     Path f = PsiReader.file(paths.procRoot(), PressureResource.MEMORY);
     if (!Files.isReadable(f)) {
-      return new Check("psi", Status.WARN, f + " does not exist (no PSI): the agent polls and PSI rules never fire");
+      return new Check(
+          "psi",
+          Status.WARN,
+          f + " does not exist (no PSI): the agent polls and PSI rules never fire");
     }
     String averages;
     try {
@@ -212,12 +229,19 @@ public final class NodeDoctor {
       return new Check("psi", Status.FAIL, "cannot read " + f + ": " + e.getMessage());
     }
     try (PsiTriggerNotifier n =
-        new PsiTriggerNotifier(f, PressureResource.MEMORY, PsiTrigger.parse(PROBE_TRIGGER), s -> {}, clock)) {
+        new PsiTriggerNotifier(
+            f, PressureResource.MEMORY, PsiTrigger.parse(PROBE_TRIGGER), s -> {}, clock)) {
       if (!n.available()) {
-        return new Check("psi", Status.WARN, "trigger \"" + PROBE_TRIGGER + "\" refused: " + n.unavailableReason());
+        return new Check(
+            "psi",
+            Status.WARN,
+            "trigger \"" + PROBE_TRIGGER + "\" refused: " + n.unavailableReason());
       }
     }
-    return new Check("psi", Status.OK, f + " readable (" + averages + "), trigger \"" + PROBE_TRIGGER + "\" accepted");
+    return new Check(
+        "psi",
+        Status.OK,
+        f + " readable (" + averages + "), trigger \"" + PROBE_TRIGGER + "\" accepted");
   }
 
   private List<Check> pathChecks(Cgroups cgroups) {
@@ -229,7 +253,12 @@ public final class NodeDoctor {
     out.add(
         cgroups
             .podsCgroup()
-            .map(p -> new Check("pods-cgroup", Status.OK, p + " (" + cgroups.podCgroups().size() + " pod cgroups)"))
+            .map(
+                p ->
+                    new Check(
+                        "pods-cgroup",
+                        Status.OK,
+                        p + " (" + cgroups.podCgroups().size() + " pod cgroups)"))
             .orElseGet(
                 () ->
                     new Check(
@@ -273,7 +302,8 @@ public final class NodeDoctor {
         missing.add("pids");
       }
       if (!missing.isEmpty()) {
-        return new Check("host-stats", Status.WARN, "no " + String.join(", ", missing) + " figures");
+        return new Check(
+            "host-stats", Status.WARN, "no " + String.join(", ", missing) + " figures");
       }
       return new Check(
           "host-stats",

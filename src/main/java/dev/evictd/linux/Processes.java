@@ -6,6 +6,7 @@ import java.io.IOException;
 public final class Processes {
   /** SIGTERM: asks a process to stop. */
   public static final int SIGTERM = Native.SIGTERM;
+
   /** SIGKILL: stops a process at once. */
   public static final int SIGKILL = Native.SIGKILL;
 

@@ -15,9 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads the kernel's pressure stall averages (PSI) of memory, io and cpu from {@code <proc>/pressure/*}, once per
- * sync, as {@link PressureObservation} facts. Without PSI (kernel without CONFIG_PSI, or booted with psi=0) it warns
- * once and returns nothing: rules that match PSI facts simply do not fire.
+ * Reads the kernel's pressure stall averages (PSI) of memory, io and cpu from {@code
+ * <proc>/pressure/*}, once per sync, as {@link PressureObservation} facts. Without PSI (kernel
+ * without CONFIG_PSI, or booted with psi=0) it warns once and returns nothing: rules that match PSI
+ * facts simply do not fire.
  */
 public final class PsiReader {
   private static final Logger LOG = LoggerFactory.getLogger(PsiReader.class);
@@ -42,7 +43,10 @@ public final class PsiReader {
     return Files.isReadable(dir.resolve(PressureResource.MEMORY.key()));
   }
 
-  /** The current averages of every resource and line the kernel reports; empty (after one warning) without PSI. */
+  /**
+   * The current averages of every resource and line the kernel reports; empty (after one warning)
+   * without PSI.
+   */
   public List<PressureObservation> read() {
     Instant now = clock.instant();
     List<PressureObservation> out = new ArrayList<>();
@@ -56,7 +60,9 @@ public final class PsiReader {
       }
     }
     if (!missing.isEmpty() && warned.compareAndSet(false, true)) {
-      LOG.warn("PSI not available: cannot read {}; rules on pressure averages will not fire", String.join(", ", missing));
+      LOG.warn(
+          "PSI not available: cannot read {}; rules on pressure averages will not fire",
+          String.join(", ", missing));
     }
     return out;
   }
@@ -66,7 +72,8 @@ public final class PsiReader {
    *
    * @throws IllegalArgumentException naming the line when it is malformed
    */
-  public static List<PressureObservation> parse(PressureResource resource, String text, Instant time) {
+  public static List<PressureObservation> parse(
+      PressureResource resource, String text, Instant time) {
     List<PressureObservation> out = new ArrayList<>();
     for (String line : text.split("\n")) {
       String t = line.trim();

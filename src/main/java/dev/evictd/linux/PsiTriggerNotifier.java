@@ -12,14 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A PSI trigger on a pressure file ({@code /proc/pressure/memory}, or a cgroup's {@code memory.pressure}): the kernel
- * wakes a {@code poll(POLLPRI)} when tasks stalled longer than the trigger's stall within its window, at most once
- * per window. Each wake-up becomes a {@link PressureStall} given to the listener.
+ * A PSI trigger on a pressure file ({@code /proc/pressure/memory}, or a cgroup's {@code
+ * memory.pressure}): the kernel wakes a {@code poll(POLLPRI)} when tasks stalled longer than the
+ * trigger's stall within its window, at most once per window. Each wake-up becomes a {@link
+ * PressureStall} given to the listener.
  *
- * <p>The trigger is written when the notifier is made; if the kernel refuses it (no PSI, a window it does not take)
- * the notifier logs one warning and reports itself {@linkplain #available() unavailable} — the agent keeps polling.
- * One daemon thread waits in poll with a time-out and stops within a second of {@link #close()}, which is
- * idempotent and closes the file (removing the trigger).
+ * <p>The trigger is written when the notifier is made; if the kernel refuses it (no PSI, a window
+ * it does not take) the notifier logs one warning and reports itself {@linkplain #available()
+ * unavailable} — the agent keeps polling. One daemon thread waits in poll with a time-out and stops
+ * within a second of {@link #close()}, which is idempotent and closes the file (removing the
+ * trigger).
  */
 public final class PsiTriggerNotifier implements AutoCloseable {
   private static final int POLL_MILLIS = 250;
@@ -36,9 +38,16 @@ public final class PsiTriggerNotifier implements AutoCloseable {
   private int fd = -1;
   private Thread thread;
 
-  /** Writes {@code trigger} to {@code file} (the pressure file of {@code resource}) and starts waiting. */
+  /**
+   * Writes {@code trigger} to {@code file} (the pressure file of {@code resource}) and starts
+   * waiting.
+   */
   public PsiTriggerNotifier(
-      Path file, PressureResource resource, PsiTrigger trigger, Consumer<PressureStall> listener, Clock clock) {
+      Path file,
+      PressureResource resource,
+      PsiTrigger trigger,
+      Consumer<PressureStall> listener,
+      Clock clock) {
     this.file = file;
     this.resource = resource;
     this.trigger = trigger;
@@ -57,14 +66,19 @@ public final class PsiTriggerNotifier implements AutoCloseable {
         Native.close(fd);
         fd = -1;
         reason = e.getMessage();
-        if (reason.contains("Invalid argument") && trigger.windowMicros() % PsiTrigger.UNPRIVILEGED_WINDOW_STEP_MICROS != 0) {
+        if (reason.contains("Invalid argument")
+            && trigger.windowMicros() % PsiTrigger.UNPRIVILEGED_WINDOW_STEP_MICROS != 0) {
           reason += " (windows must be multiples of 2 s without CAP_SYS_RESOURCE)";
         }
       }
     }
     if (reason != null) {
       unavailable = reason;
-      LOG.warn("PSI trigger \"{}\" on {} not available: {}; the agent polls instead", trigger, file, reason);
+      LOG.warn(
+          "PSI trigger \"{}\" on {} not available: {}; the agent polls instead",
+          trigger,
+          file,
+          reason);
       return;
     }
     thread = new Thread(this::run, "psi-notifier-" + resource.key());
@@ -119,7 +133,11 @@ public final class PsiTriggerNotifier implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       if (!closed) {
         unavailable = e.getMessage();
-        LOG.warn("PSI trigger \"{}\" on {} stopped: {}; the agent polls instead", trigger, file, e.getMessage());
+        LOG.warn(
+            "PSI trigger \"{}\" on {} stopped: {}; the agent polls instead",
+            trigger,
+            file,
+            e.getMessage());
       }
     } finally {
       synchronized (lock) {

@@ -8,9 +8,9 @@ import tools.jackson.databind.DeserializationContext;
 import tools.jackson.databind.ValueDeserializer;
 
 /**
- * Reads a non-negative integer amount written either as a JSON/YAML integer or as a Kubernetes quantity string.
- * Fractional amounts round up, as {@code Quantity.Value()} does; negative, non-integral or out-of-range values are
- * refused with a message naming the value.
+ * Reads a non-negative integer amount written either as a JSON/YAML integer or as a Kubernetes
+ * quantity string. Fractional amounts round up, as {@code Quantity.Value()} does; negative,
+ * non-integral or out-of-range values are refused with a message naming the value.
  */
 public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
   private static final BigInteger MAX = BigInteger.valueOf(Long.MAX_VALUE);
@@ -45,6 +45,8 @@ public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
       return null;
     }
     return ctxt.reportInputMismatch(
-        this, "expected an integer or a quantity string, found %s", t == null ? "nothing" : t.name());
+        this,
+        "expected an integer or a quantity string, found %s",
+        t == null ? "nothing" : t.name());
   }
 }

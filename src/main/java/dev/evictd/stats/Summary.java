@@ -7,9 +7,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The kubelet stats summary ({@code GET /api/v1/nodes/NODE/proxy/stats/summary}), reduced to the fields eviction
- * uses, with the statsapi JSON field names. Every field may be null: a missing field means "no observation", never
- * zero. Unknown JSON fields are ignored.
+ * The kubelet stats summary ({@code GET /api/v1/nodes/NODE/proxy/stats/summary}), reduced to the
+ * fields eviction uses, with the statsapi JSON field names. Every field may be null: a missing
+ * field means "no observation", never zero. Unknown JSON fields are ignored.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -75,9 +75,7 @@ public record Summary(NodeStats node, List<PodStats> pods) {
   @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record RlimitStats(
-      Instant time,
-      @JsonDeserializeQuantity Long maxpid,
-      @JsonDeserializeQuantity Long curproc) {}
+      Instant time, @JsonDeserializeQuantity Long maxpid, @JsonDeserializeQuantity Long curproc) {}
 
   /** A container (or system container) of the node or of a pod. */
   @JsonIgnoreProperties(ignoreUnknown = true)
@@ -92,7 +90,8 @@ public record Summary(NodeStats node, List<PodStats> pods) {
   /** A pod's process statistics. */
   @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record ProcessStats(@JsonProperty("process_count") @JsonDeserializeQuantity Long processCount) {}
+  public record ProcessStats(
+      @JsonProperty("process_count") @JsonDeserializeQuantity Long processCount) {}
 
   /** A pod volume's filesystem usage. */
   @JsonIgnoreProperties(ignoreUnknown = true)

@@ -35,10 +35,15 @@ class AgentConfigTest {
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of(), Map.of()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("node name is required");
-    assertThat(AgentConfig.resolve(null, Map.of(), Map.of("NODE_NAME", "worker-3")).nodeName()).isEqualTo("worker-3");
-    assertThat(AgentConfig.resolve(yaml("nodeName: from-file\n"), Map.of(), Map.of("NODE_NAME", "env")).nodeName())
+    assertThat(AgentConfig.resolve(null, Map.of(), Map.of("NODE_NAME", "worker-3")).nodeName())
+        .isEqualTo("worker-3");
+    assertThat(
+            AgentConfig.resolve(yaml("nodeName: from-file\n"), Map.of(), Map.of("NODE_NAME", "env"))
+                .nodeName())
         .isEqualTo("from-file");
-    assertThat(AgentConfig.resolve(yaml("nodeName: from-file\n"), Map.of("nodeName", "flag"), Map.of()).nodeName())
+    assertThat(
+            AgentConfig.resolve(yaml("nodeName: from-file\n"), Map.of("nodeName", "flag"), Map.of())
+                .nodeName())
         .isEqualTo("flag");
   }
 
@@ -46,8 +51,9 @@ class AgentConfigTest {
   void fileValuesAreTypedAndFlagsWin() {
     AgentConfig c =
         AgentConfig.resolve(
-            yaml("nodeName: n\nexecutor: delete\ninterval: 5s\nfsLayout: dedicated\nmetricsAddress: 0.0.0.0:9100\n"
-                + "eviction:\n  evictionHard: {memory.available: 500Mi}\n"),
+            yaml(
+                "nodeName: n\nexecutor: delete\ninterval: 5s\nfsLayout: dedicated\nmetricsAddress: 0.0.0.0:9100\n"
+                    + "eviction:\n  evictionHard: {memory.available: 500Mi}\n"),
             Map.of("interval", "2s"),
             Map.of());
     assertThat(c.executor()).isEqualTo(EvictionMethod.DELETE);
@@ -61,7 +67,8 @@ class AgentConfigTest {
   void badSettingsNameTheKeyAndValue() {
     Map<String, String> env = Map.of("NODE_NAME", "n");
     assertThatThrownBy(() -> AgentConfig.resolve(yaml("intervall: 5s\n"), Map.of(), env))
-        .hasMessage("agent.yaml:1: (document): unknown key \"intervall\" (did you mean \"interval\"?)");
+        .hasMessage(
+            "agent.yaml:1: (document): unknown key \"intervall\" (did you mean \"interval\"?)");
     assertThatThrownBy(() -> AgentConfig.resolve(yaml("executor: nuke\n"), Map.of(), env))
         .hasMessageContaining("agent.yaml:1: executor: unknown value \"nuke\"");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("interval", "soon"), env))
@@ -72,7 +79,8 @@ class AgentConfigTest {
         .hasMessageContaining("HOST:PORT");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("rulesSha256", "abc"), env))
         .hasMessageContaining("--rules-sha256: expected 64 lowercase hex digits");
-    assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("rules", "/no/such/rules"), env).checkPaths())
+    assertThatThrownBy(
+            () -> AgentConfig.resolve(null, Map.of("rules", "/no/such/rules"), env).checkPaths())
         .hasMessageContaining("rules: no such directory: /no/such/rules");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("podsFile", "pods.yaml"), env))
         .hasMessageContaining("only in standalone mode");
@@ -80,7 +88,8 @@ class AgentConfigTest {
     both.put("kubeletConfig", "pom.xml");
     assertThatThrownBy(() -> AgentConfig.resolve(yaml("eviction: {evictionHard: {}}\n"), both, env))
         .hasMessageContaining("either kubeletConfig or eviction");
-    assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("standalone", true, "stats", "kubelet"), env))
+    assertThatThrownBy(
+            () -> AgentConfig.resolve(null, Map.of("standalone", true, "stats", "kubelet"), env))
         .hasMessageContaining("standalone mode reads host statistics");
   }
 

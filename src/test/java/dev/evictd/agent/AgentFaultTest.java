@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Faults around the agent: it keeps running, evicts nothing on missing data, and reports the fault. */
+/**
+ * Faults around the agent: it keeps running, evicts nothing on missing data, and reports the fault.
+ */
 class AgentFaultTest {
   static RuleSet defaults;
 
@@ -50,20 +52,32 @@ class AgentFaultTest {
     return new Planner(
         defaults,
         KubeletEvictionConfig.from(
-            YamlNode.parse("k.yaml", "evictionHard: {memory.available: 1Gi}\n".getBytes(StandardCharsets.UTF_8)),
+            YamlNode.parse(
+                "k.yaml",
+                "evictionHard: {memory.available: 1Gi}\n".getBytes(StandardCharsets.UTF_8)),
             "node-1",
             FsLayout.SHARED));
   }
 
   static Pod pod(String name) {
     return new PodBuilder()
-        .withNewMetadata().withName(name).withNamespace("default").endMetadata()
-        .withNewSpec().withNodeName("node-1").addNewContainer().withName("c").withImage("busybox").endContainer().endSpec()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName("node-1")
+        .addNewContainer()
+        .withName("c")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
         .build();
   }
 
   static final EvictionManager.Settings DELETE =
-      new EvictionManager.Settings(Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false);
+      new EvictionManager.Settings(
+          Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false);
 
   @Test
   void statisticsThatFailSkipTheSyncEvictNothingAndShowInMetrics() {
@@ -72,8 +86,16 @@ class AgentFaultTest {
     AgentMetrics metrics = new AgentMetrics(Clock.systemUTC());
     dev.evictd.testing.RecordingEvictor ev = new dev.evictd.testing.RecordingEvictor();
     try (EvictionManager m =
-        new EvictionManager(planner(), stats, PodSource.of(List.of(pod("a"))), ev, a -> true, EventSink.NONE, metrics,
-            Clock.systemUTC(), DELETE)) {
+        new EvictionManager(
+            planner(),
+            stats,
+            PodSource.of(List.of(pod("a"))),
+            ev,
+            a -> true,
+            EventSink.NONE,
+            metrics,
+            Clock.systemUTC(),
+            DELETE)) {
       for (int i = 0; i < 3; i++) {
         assertThat(m.syncOnce("test").outcome()).isEqualTo("skipped");
       }
@@ -87,7 +109,10 @@ class AgentFaultTest {
   @Test
   void anApiServerThatFailsOrHangsGivesFailedOutcomesAndTheAgentCarriesOn() {
     try (FakeKubeApiServer api = FakeKubeApiServer.start();
-        KubernetesClient client = api.client(new KubeSettings(Duration.ofSeconds(2), Duration.ofSeconds(2), RetryPolicy.DEFAULT))) {
+        KubernetesClient client =
+            api.client(
+                new KubeSettings(
+                    Duration.ofSeconds(2), Duration.ofSeconds(2), RetryPolicy.DEFAULT))) {
       Pod a = api.create(pod("a"));
       FakeStatsProvider stats = new FakeStatsProvider();
       stats.set(FakeStatsProvider.memory(500, 7000));
@@ -97,18 +122,35 @@ class AgentFaultTest {
       AgentMetrics metrics = new AgentMetrics(Clock.systemUTC());
       try (EvictionManager m =
           new EvictionManager(
-              planner(), stats, PodSource.of(List.of(a)),
-              new ApiDeleteEvictor(kube, new RetryPolicy(2, Duration.ofMillis(50), Duration.ofMillis(100)), Clock.systemUTC()),
-              x -> true, EventSink.NONE, metrics, Clock.systemUTC(), DELETE)) {
+              planner(),
+              stats,
+              PodSource.of(List.of(a)),
+              new ApiDeleteEvictor(
+                  kube,
+                  new RetryPolicy(2, Duration.ofMillis(50), Duration.ofMillis(100)),
+                  Clock.systemUTC()),
+              x -> true,
+              EventSink.NONE,
+              metrics,
+              Clock.systemUTC(),
+              DELETE)) {
         api.fail("DELETE", "/api/v1/namespaces/default/pods/a", 500, 10);
         var r1 = m.syncOnce("500");
-        assertThat(r1.attempts()).singleElement().satisfies(x -> assertThat(x.outcome()).isEqualTo(EvictionOutcome.FAILED));
+        assertThat(r1.attempts())
+            .singleElement()
+            .satisfies(x -> assertThat(x.outcome()).isEqualTo(EvictionOutcome.FAILED));
         api.delay("DELETE", "/api/v1/namespaces/default/pods/a", Duration.ofSeconds(5), 10);
         long t0 = System.nanoTime();
         var r2 = m.syncOnce("hang");
-        assertThat(r2.attempts()).singleElement().satisfies(x -> assertThat(x.outcome()).isEqualTo(EvictionOutcome.FAILED));
-        assertThat((System.nanoTime() - t0) / 1_000_000).as("bounded by timeouts and retries").isLessThan(15_000);
-        assertThat(metrics.scrape()).contains("evictd_evictions_total{method=\"delete\",outcome=\"failed\",signal=\"memory.available\"} 2.0");
+        assertThat(r2.attempts())
+            .singleElement()
+            .satisfies(x -> assertThat(x.outcome()).isEqualTo(EvictionOutcome.FAILED));
+        assertThat((System.nanoTime() - t0) / 1_000_000)
+            .as("bounded by timeouts and retries")
+            .isLessThan(15_000);
+        assertThat(metrics.scrape())
+            .contains(
+                "evictd_evictions_total{method=\"delete\",outcome=\"failed\",signal=\"memory.available\"} 2.0");
         // the planner saw the failed attempts as facts and keeps planning
         assertThat(m.syncOnce("again").plan().decisions()).hasSize(1);
       }
@@ -119,8 +161,13 @@ class AgentFaultTest {
     var p = s.pods().get(0);
     var fixed =
         new dev.evictd.stats.Summary.PodStats(
-            new dev.evictd.stats.Summary.PodReference(p.podRef().name(), p.podRef().namespace(), uid),
-            p.containers(), p.memory(), p.volumes(), p.ephemeralStorage(), p.processStats());
+            new dev.evictd.stats.Summary.PodReference(
+                p.podRef().name(), p.podRef().namespace(), uid),
+            p.containers(),
+            p.memory(),
+            p.volumes(),
+            p.ephemeralStorage(),
+            p.processStats());
     return new dev.evictd.stats.Summary(s.node(), List.of(fixed));
   }
 
@@ -129,18 +176,28 @@ class AgentFaultTest {
     TestCgroup.assumeRootWithCgroupV1();
     LinkedBlockingQueue<MemcgThresholdCrossed> events = new LinkedBlockingQueue<>();
     Threshold t =
-        new Threshold("hard memory.available", Signal.MEMORY_AVAILABLE, ThresholdValue.ofQuantity(Quantity.parse("1Gi"), "1Gi"),
-            Duration.ZERO, null, 0, "test", false);
+        new Threshold(
+            "hard memory.available",
+            Signal.MEMORY_AVAILABLE,
+            ThresholdValue.ofQuantity(Quantity.parse("1Gi"), "1Gi"),
+            Duration.ZERO,
+            null,
+            0,
+            "test",
+            false);
     try (TestCgroup cg = TestCgroup.create("evictd-fault")) {
       Path parent = Files.createTempDirectory("evictd-root");
       Path link = parent.resolve("memory");
       Files.createSymbolicLink(link, cg.dir());
       try (MemcgThresholdNotifier n =
-          new MemcgThresholdNotifier(t, dev.evictd.linux.Cgroups.detect(parent, null), events::add, Clock.systemUTC())) {
+          new MemcgThresholdNotifier(
+              t, dev.evictd.linux.Cgroups.detect(parent, null), events::add, Clock.systemUTC())) {
         assertThat(n.register(64L << 20)).isTrue();
         Files.delete(cg.dir()); // the cgroup goes away under the running notifier
         Thread.sleep(500);
-        assertThat(n.register(32L << 20)).as("registration on a removed cgroup fails cleanly").isFalse();
+        assertThat(n.register(32L << 20))
+            .as("registration on a removed cgroup fails cleanly")
+            .isFalse();
       } finally {
         Files.deleteIfExists(link);
         Files.deleteIfExists(parent);
@@ -154,22 +211,32 @@ class AgentFaultTest {
     stats.set(FakeStatsProvider.memory(500, 7000, "a", 900, "b", 100));
     RuleSet qos = RuleCompiler.compile(Path.of("fixtures/examples/qos-ranking/rules"));
     try (EvictionManager m =
-        new EvictionManager(planner(), stats, PodSource.of(List.of(pod("a"), pod("b"))),
-            new dev.evictd.testing.RecordingEvictor(), x -> true, EventSink.NONE, new AgentMetrics(Clock.systemUTC()),
-            Clock.systemUTC(), DELETE)) {
+        new EvictionManager(
+            planner(),
+            stats,
+            PodSource.of(List.of(pod("a"), pod("b"))),
+            new dev.evictd.testing.RecordingEvictor(),
+            x -> true,
+            EventSink.NONE,
+            new AgentMetrics(Clock.systemUTC()),
+            Clock.systemUTC(),
+            DELETE)) {
       AtomicBoolean stop = new AtomicBoolean();
-      Thread swapper = new Thread(() -> {
-        while (!stop.get()) {
-          m.swapRules(qos);
-          m.swapRules(defaults);
-        }
-        m.swapRules(qos);
-      });
+      Thread swapper =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  m.swapRules(qos);
+                  m.swapRules(defaults);
+                }
+                m.swapRules(qos);
+              });
       swapper.start();
       for (int i = 0; i < 30; i++) {
         var r = m.syncOnce("race");
         assertThat(r.outcome()).isEqualTo("ok");
-        // every plan comes from one whole rule set: the qos set ranks with a "qos" level first, the default set never
+        // every plan comes from one whole rule set: the qos set ranks with a "qos" level first, the
+        // default set never
         var first = r.plan().ranking().get(0).key().get(0).name();
         assertThat(first).isIn("qos", "noStats");
       }

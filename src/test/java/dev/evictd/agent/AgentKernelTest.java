@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real kernel: a standalone agent whose host statistics are scoped to a test memory cgroup syncs at once when a
- * process drives the cgroup past a memory threshold, long before the next interval.
+ * The real kernel: a standalone agent whose host statistics are scoped to a test memory cgroup
+ * syncs at once when a process drives the cgroup past a memory threshold, long before the next
+ * interval.
  */
 class AgentKernelTest {
   static final Path MEMCG = Path.of("/sys/fs/cgroup/memory");
@@ -33,59 +34,104 @@ class AgentKernelTest {
 
   @Test
   void aMemcgCrossingTriggersASyncWellBeforeTheInterval(@TempDir Path dir) throws Exception {
-    assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create memory cgroups");
-    assumeTrue(Files.isRegularFile(MEMCG.resolve("cgroup.event_control")), "needs the cgroup v1 memory controller");
+    assumeTrue(
+        "root".equals(System.getProperty("user.name")), "needs root to create memory cgroups");
+    assumeTrue(
+        Files.isRegularFile(MEMCG.resolve("cgroup.event_control")),
+        "needs the cgroup v1 memory controller");
     Path cgroup = MEMCG.resolve("evictd-agent-test-" + UUID.randomUUID());
     Path shm = Path.of("/dev/shm/evictd-agent-test-" + UUID.randomUUID());
     Process writer = null;
     Files.createDirectory(cgroup);
     try {
-      // a cgroup root whose "memory" hierarchy is the test cgroup: node memory = this cgroup's usage
+      // a cgroup root whose "memory" hierarchy is the test cgroup: node memory = this cgroup's
+      // usage
       Path root = Files.createDirectory(dir.resolve("cgroup"));
       Files.createSymbolicLink(root.resolve("memory"), cgroup);
       long threshold = memTotal() - 48L * 1024 * 1024; // met once the cgroup uses more than 48Mi
       Map<String, Object> flags =
           Map.of(
-              "standalone", true, "interval", "60s", "metricsAddress", "127.0.0.1:0", "cgroupRoot", root.toString(),
-              "kubeletRootDir", dir.toString(), "runtimeRootDir", dir.toString(), "fsLayout", "shared");
+              "standalone",
+              true,
+              "interval",
+              "60s",
+              "metricsAddress",
+              "127.0.0.1:0",
+              "cgroupRoot",
+              root.toString(),
+              "kubeletRootDir",
+              dir.toString(),
+              "runtimeRootDir",
+              dir.toString(),
+              "fsLayout",
+              "shared");
       Path cfg = dir.resolve("agent.yaml");
-      Files.writeString(cfg, "eviction:\n  evictionHard: {memory.available: \"" + threshold + "\"}\n  enforceNodeAllocatable: []\n");
+      Files.writeString(
+          cfg,
+          "eviction:\n  evictionHard: {memory.available: \""
+              + threshold
+              + "\"}\n  enforceNodeAllocatable: []\n");
       AgentConfig c =
-          AgentConfig.resolve(dev.evictd.config.YamlNode.parse(cfg.toString(), Files.readAllBytes(cfg)), flags, Map.of());
+          AgentConfig.resolve(
+              dev.evictd.config.YamlNode.parse(cfg.toString(), Files.readAllBytes(cfg)),
+              flags,
+              Map.of());
       try (Agent agent = Agent.start(c, Clock.systemUTC())) {
-        assertThat(FakeKubeApiServer.await(() -> agent.manager().ready(), Duration.ofSeconds(20))).isTrue();
+        assertThat(FakeKubeApiServer.await(() -> agent.manager().ready(), Duration.ofSeconds(20)))
+            .isTrue();
         Instant firstSync = agent.manager().lastSync();
         Thread.sleep(500); // the notifier registers its threshold after the first sync
         writer =
             new ProcessBuilder(
-                    "sh", "-c", "echo $$ > " + cgroup.resolve("cgroup.procs") + " && head -c 96M /dev/zero > " + shm + " && exec sleep 30")
+                    "sh",
+                    "-c",
+                    "echo $$ > "
+                        + cgroup.resolve("cgroup.procs")
+                        + " && head -c 96M /dev/zero > "
+                        + shm
+                        + " && exec sleep 30")
                 .start();
         long t0 = System.nanoTime();
         boolean synced =
-            FakeKubeApiServer.await(() -> agent.manager().lastSync().isAfter(firstSync), Duration.ofSeconds(20));
+            FakeKubeApiServer.await(
+                () -> agent.manager().lastSync().isAfter(firstSync), Duration.ofSeconds(20));
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertThat(synced).as("a sync after the crossing").isTrue();
-        assertThat(ms).as("the sync came from the kernel event, not the 60 s interval").isLessThan(15_000);
+        assertThat(ms)
+            .as("the sync came from the kernel event, not the 60 s interval")
+            .isLessThan(15_000);
         String metrics =
             java.net.http.HttpClient.newHttpClient()
                 .send(
                     java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + agent.address().getPort() + "/metrics"))
+                            java.net.URI.create(
+                                "http://127.0.0.1:" + agent.address().getPort() + "/metrics"))
                         .build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString())
                 .body();
         assertThat(metrics).contains("evictd_notifier_events_total{source=\"memcg\"}");
-        assertThat(FakeKubeApiServer.await(() -> {
-          try {
-            return java.net.http.HttpClient.newHttpClient()
-                .send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + agent.address().getPort() + "/metrics")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString())
-                .body()
-                .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
-          } catch (Exception e) {
-            return false;
-          }
-        }, Duration.ofSeconds(10))).as("the sync saw the pressure").isTrue();
+        assertThat(
+                FakeKubeApiServer.await(
+                    () -> {
+                      try {
+                        return java.net.http.HttpClient.newHttpClient()
+                            .send(
+                                java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create(
+                                            "http://127.0.0.1:"
+                                                + agent.address().getPort()
+                                                + "/metrics"))
+                                    .build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString())
+                            .body()
+                            .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
+                      } catch (Exception e) {
+                        return false;
+                      }
+                    },
+                    Duration.ofSeconds(10)))
+            .as("the sync saw the pressure")
+            .isTrue();
       }
     } finally {
       if (writer != null) {

@@ -46,9 +46,17 @@ class EvictionManagerTest {
 
   static Pod pod(String name, int priority) {
     return new PodBuilder()
-        .withNewMetadata().withName(name).withNamespace("default").endMetadata()
-        .withNewSpec().withPriority(priority).withTerminationGracePeriodSeconds(30L)
-        .addNewContainer().withName("c").endContainer().endSpec()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("default")
+        .endMetadata()
+        .withNewSpec()
+        .withPriority(priority)
+        .withTerminationGracePeriodSeconds(30L)
+        .addNewContainer()
+        .withName("c")
+        .endContainer()
+        .endSpec()
         .build();
   }
 
@@ -56,7 +64,9 @@ class EvictionManagerTest {
     return new Planner(
         defaults,
         KubeletEvictionConfig.from(
-            YamlNode.parse("k.yaml", kubeletYaml.getBytes(StandardCharsets.UTF_8)), "node", FsLayout.SHARED));
+            YamlNode.parse("k.yaml", kubeletYaml.getBytes(StandardCharsets.UTF_8)),
+            "node",
+            FsLayout.SHARED));
   }
 
   /** Records events. */
@@ -75,16 +85,23 @@ class EvictionManagerTest {
   }
 
   EvictionManager manager(
-      Planner planner, FakeStatsProvider stats, PodSource pods, RecordingEvictor ev, Events events, Clock clock,
+      Planner planner,
+      FakeStatsProvider stats,
+      PodSource pods,
+      RecordingEvictor ev,
+      Events events,
+      Clock clock,
       EvictionManager.Settings settings) {
     EvictionManager m =
-        new EvictionManager(planner, stats, pods, ev, a -> true, events, new AgentMetrics(clock), clock, settings);
+        new EvictionManager(
+            planner, stats, pods, ev, a -> true, events, new AgentMetrics(clock), clock, settings);
     closeables.add(m);
     return m;
   }
 
   static final EvictionManager.Settings DELETE =
-      new EvictionManager.Settings(Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false);
+      new EvictionManager.Settings(
+          Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false);
 
   @Test
   void pressureEvictsThroughTheExecutorAndRecordsEventsAndMetrics() {
@@ -96,22 +113,33 @@ class EvictionManagerTest {
     AgentMetrics metrics = new AgentMetrics(clock);
     EvictionManager m =
         new EvictionManager(
-            planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0), pod("b", 0))), ev,
-            a -> true, events, metrics, clock, DELETE);
+            planner("evictionHard: {memory.available: 1Gi}\n"),
+            stats,
+            PodSource.of(List.of(pod("a", 0), pod("b", 0))),
+            ev,
+            a -> true,
+            events,
+            metrics,
+            clock,
+            DELETE);
     closeables.add(m);
     EvictionManager.SyncResult r = m.syncOnce("test");
     assertThat(r.outcome()).isEqualTo("ok");
-    assertThat(ev.decisions()).singleElement().satisfies(d -> {
-      assertThat(d.pod().key()).isEqualTo("default/b");
-      assertThat(d.method()).isEqualTo(EvictionMethod.DELETE);
-      assertThat(d.gracePeriodSeconds()).isEqualTo(1);
-    });
+    assertThat(ev.decisions())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.pod().key()).isEqualTo("default/b");
+              assertThat(d.method()).isEqualTo(EvictionMethod.DELETE);
+              assertThat(d.gracePeriodSeconds()).isEqualTo(1);
+            });
     assertThat(events.recorded)
         .containsExactly(
             "EvictionThresholdMet Attempting to reclaim memory",
             "Evicted default/b: The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. ");
     assertThat(metrics.scrape())
-        .contains("evictd_evictions_total{method=\"delete\",outcome=\"evicted\",signal=\"memory.available\"} 1.0")
+        .contains(
+            "evictd_evictions_total{method=\"delete\",outcome=\"evicted\",signal=\"memory.available\"} 1.0")
         .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0")
         .contains("evictd_syncs_total{result=\"ok\"} 1.0");
     assertThat(m.ready()).isTrue();
@@ -125,10 +153,19 @@ class EvictionManagerTest {
     RecordingEvictor ev = new RecordingEvictor();
     Events events = new Events();
     EvictionManager m =
-        manager(planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0))), ev, events, clock,
-            new EvictionManager.Settings(Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, true, true));
+        manager(
+            planner("evictionHard: {memory.available: 1Gi}\n"),
+            stats,
+            PodSource.of(List.of(pod("a", 0))),
+            ev,
+            events,
+            clock,
+            new EvictionManager.Settings(
+                Duration.ofSeconds(10), Duration.ofSeconds(30), EvictionMethod.DELETE, true, true));
     EvictionManager.SyncResult r = m.syncOnce("test");
-    assertThat(r.attempts()).singleElement().satisfies(a -> assertThat(a.outcome()).isEqualTo(EvictionOutcome.DRY_RUN));
+    assertThat(r.attempts())
+        .singleElement()
+        .satisfies(a -> assertThat(a.outcome()).isEqualTo(EvictionOutcome.DRY_RUN));
     assertThat(ev.decisions()).isEmpty();
     assertThat(events.recorded).isEmpty();
   }
@@ -140,13 +177,15 @@ class EvictionManagerTest {
     stats.fail(true);
     RecordingEvictor ev = new RecordingEvictor();
     Planner p = planner("evictionHard: {memory.available: 1Gi}\n");
-    EvictionManager m = manager(p, stats, PodSource.of(List.of(pod("a", 0))), ev, new Events(), clock, DELETE);
+    EvictionManager m =
+        manager(p, stats, PodSource.of(List.of(pod("a", 0))), ev, new Events(), clock, DELETE);
     assertThat(m.syncOnce("test").outcome()).isEqualTo("skipped");
     assertThat(ev.decisions()).isEmpty();
     assertThat(m.ready()).isFalse();
     stats.fail(false);
     stats.set(FakeStatsProvider.memory(500, 7000, "a", 100));
-    assertThat(m.syncOnce("test").plan().seq()).isEqualTo(1); // the skipped sync never reached the planner
+    assertThat(m.syncOnce("test").plan().seq())
+        .isEqualTo(1); // the skipped sync never reached the planner
   }
 
   @Test
@@ -157,8 +196,14 @@ class EvictionManagerTest {
     RecordingEvictor ev = new RecordingEvictor();
     EvictionManager m =
         manager(
-            planner("evictionHard: {}\nevictionSoft: {memory.available: 2Gi}\nevictionSoftGracePeriod: {memory.available: 1m}\n"),
-            stats, PodSource.of(List.of(pod("a", 0))), ev, new Events(), clock, DELETE);
+            planner(
+                "evictionHard: {}\nevictionSoft: {memory.available: 2Gi}\nevictionSoftGracePeriod: {memory.available: 1m}\n"),
+            stats,
+            PodSource.of(List.of(pod("a", 0))),
+            ev,
+            new Events(),
+            clock,
+            DELETE);
     assertThat(m.syncOnce("t0").plan().decisions()).isEmpty();
     RuleSet qos = RuleCompiler.compile(Path.of("fixtures/examples/qos-ranking/rules"));
     m.swapRules(qos);
@@ -166,7 +211,9 @@ class EvictionManagerTest {
     EvictionManager.SyncResult r = m.syncOnce("t61");
     assertThat(m.rulesSha256()).isEqualTo(qos.sha256());
     // the grace period counted from the first sync, under the old rules
-    assertThat(r.plan().decisions()).singleElement().satisfies(d -> assertThat(d.gracePeriodSeconds()).isEqualTo(0));
+    assertThat(r.plan().decisions())
+        .singleElement()
+        .satisfies(d -> assertThat(d.gracePeriodSeconds()).isEqualTo(0));
     assertThat(r.plan().ranking().get(0).key()).extracting(c -> c.name()).startsWith("qos");
   }
 
@@ -178,9 +225,18 @@ class EvictionManagerTest {
     // the evicted pod never goes away, so only an urgent trigger can end the 30 s wait
     EvictionManager m =
         manager(
-            planner("evictionHard: {memory.available: 1Gi}\n"), stats, PodSource.of(List.of(pod("a", 0), pod("b", 0))), ev,
-            new Events(), Clock.systemUTC(),
-            new EvictionManager.Settings(Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false));
+            planner("evictionHard: {memory.available: 1Gi}\n"),
+            stats,
+            PodSource.of(List.of(pod("a", 0), pod("b", 0))),
+            ev,
+            new Events(),
+            Clock.systemUTC(),
+            new EvictionManager.Settings(
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(30),
+                EvictionMethod.DELETE,
+                false,
+                false));
     m.start();
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (ev.decisions().isEmpty() && System.nanoTime() < deadline) {
@@ -193,6 +249,7 @@ class EvictionManagerTest {
       Thread.sleep(5);
     }
     assertThat(ev.decisions()).hasSize(2);
-    assertThat((System.nanoTime() - before) / 1_000_000).isLessThan(5_000); // not the 30 s wait, not the 60 s interval
+    assertThat((System.nanoTime() - before) / 1_000_000)
+        .isLessThan(5_000); // not the 30 s wait, not the 60 s interval
   }
 }

@@ -14,14 +14,20 @@ import org.junit.jupiter.api.Test;
 class HttpEndpointsTest {
   static HttpResponse<String> get(HttpEndpoints e, String path) throws Exception {
     URI uri = URI.create("http://127.0.0.1:" + e.address().getPort() + path);
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
   void servesMetricsHealthAndReadiness() throws Exception {
     AtomicBoolean ready = new AtomicBoolean(false);
     try (HttpEndpoints e =
-        new HttpEndpoints("127.0.0.1:0", () -> "evictd_up 1\n", () -> true, ready::get, () -> "rules sha256 abc\n")) {
+        new HttpEndpoints(
+            "127.0.0.1:0",
+            () -> "evictd_up 1\n",
+            () -> true,
+            ready::get,
+            () -> "rules sha256 abc\n")) {
       assertThat(e.address().getAddress().isLoopbackAddress()).isTrue();
       assertThat(get(e, "/metrics").body()).isEqualTo("evictd_up 1\n");
       assertThat(get(e, "/healthz").statusCode()).isEqualTo(200);
@@ -36,8 +42,12 @@ class HttpEndpointsTest {
 
   @Test
   void badAddressesAreConfigErrors() {
-    assertThatThrownBy(() -> HttpEndpoints.parse("localhost")).isInstanceOf(ConfigException.class).hasMessageContaining("HOST:PORT");
-    assertThatThrownBy(() -> HttpEndpoints.parse("localhost:http")).hasMessageContaining("not a number");
-    assertThatThrownBy(() -> HttpEndpoints.parse("localhost:70000")).hasMessageContaining("out of range");
+    assertThatThrownBy(() -> HttpEndpoints.parse("localhost"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("HOST:PORT");
+    assertThatThrownBy(() -> HttpEndpoints.parse("localhost:http"))
+        .hasMessageContaining("not a number");
+    assertThatThrownBy(() -> HttpEndpoints.parse("localhost:70000"))
+        .hasMessageContaining("out of range");
   }
 }

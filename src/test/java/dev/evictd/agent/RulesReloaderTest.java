@@ -31,14 +31,21 @@ class RulesReloaderTest {
     List<RuleSet> loaded = new CopyOnWriteArrayList<>();
     List<String> failed = new CopyOnWriteArrayList<>();
     try (RulesReloader r =
-        new RulesReloader(dir, initial.sha256(), RuleCompiler::compile, loaded::add, failed::add, Duration.ofMillis(200))) {
+        new RulesReloader(
+            dir,
+            initial.sha256(),
+            RuleCompiler::compile,
+            loaded::add,
+            failed::add,
+            Duration.ofMillis(200))) {
       Files.writeString(dir.resolve("extra.drl"), EXTRA_RULE);
       await(loaded, 1);
       assertThat(loaded).hasSize(1);
       assertThat(loaded.get(0).files()).contains("extra.drl");
       assertThat(loaded.get(0).sha256()).isNotEqualTo(initial.sha256());
 
-      Files.writeString(dir.resolve("extra.drl"), EXTRA_RULE.replace("priority > 5", "priority >>> 5"));
+      Files.writeString(
+          dir.resolve("extra.drl"), EXTRA_RULE.replace("priority > 5", "priority >>> 5"));
       await(failed, 1);
       assertThat(failed).singleElement().asString().contains("extra.drl:6");
       assertThat(loaded).hasSize(1); // the running rules stay

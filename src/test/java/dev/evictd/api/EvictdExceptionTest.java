@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** Input errors are one bounded line whatever they quote; rule set errors keep one problem per line. */
+/**
+ * Input errors are one bounded line whatever they quote; rule set errors keep one problem per line.
+ */
 class EvictdExceptionTest {
 
   @Test
@@ -16,7 +18,8 @@ class EvictdExceptionTest {
   @Test
   void anEnormousMessageKeepsItsHeadAndTail() {
     String value = "x".repeat(5_000_000);
-    FixtureException e = new FixtureException("f.yaml:7: kind: expected kind Pod, found \"" + value + "\" (end)");
+    FixtureException e =
+        new FixtureException("f.yaml:7: kind: expected kind Pod, found \"" + value + "\" (end)");
     assertThat(e.getMessage())
         .startsWith("f.yaml:7: kind: expected kind Pod, found \"xxx")
         .endsWith("xxx\" (end)")
@@ -34,6 +37,7 @@ class EvictdExceptionTest {
   @Test
   void ruleSetErrorsKeepOneProblemPerLine() {
     RulesException e = new RulesException("a.drl:1: refused: x\nb.drl:2: refused: y");
-    assertThat(e.getMessage().lines()).containsExactly("a.drl:1: refused: x", "b.drl:2: refused: y");
+    assertThat(e.getMessage().lines())
+        .containsExactly("a.drl:1: refused: x", "b.drl:2: refused: y");
   }
 }

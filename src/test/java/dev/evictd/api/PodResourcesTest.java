@@ -24,9 +24,13 @@ class PodResourcesTest {
     return YAML.readValue(yaml, Pod.class);
   }
 
-  /** A pod {@code default/web} whose spec is the given YAML (indented by two spaces under {@code spec:}). */
+  /**
+   * A pod {@code default/web} whose spec is the given YAML (indented by two spaces under {@code
+   * spec:}).
+   */
   private static Pod spec(String specYaml) {
-    return pod("metadata:\n  name: web\n  namespace: default\nspec:\n" + specYaml.stripTrailing() + "\n");
+    return pod(
+        "metadata:\n  name: web\n  namespace: default\nspec:\n" + specYaml.stripTrailing() + "\n");
   }
 
   private static Quantity q(String s) {
@@ -42,7 +46,9 @@ class PodResourcesTest {
 
     @Test
     void sumsRegularContainers() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {memory: 100Mi, cpu: 100m}}
@@ -59,7 +65,9 @@ class PodResourcesTest {
 
     @Test
     void absentResourceIsZeroInTheResourcesDefaultFormat() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
           """);
@@ -76,8 +84,11 @@ class PodResourcesTest {
 
     @Test
     void zeroStartAdoptsTheFormatOfTheFirstRequest() {
-      // Go adds the PodRequests entry to a zero BinarySI quantity: a zero receiver takes the argument's format.
-      Pod p = spec("""
+      // Go adds the PodRequests entry to a zero BinarySI quantity: a zero receiver takes the
+      // argument's format.
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {memory: 1G, ephemeral-storage: 2e9}}
@@ -92,7 +103,9 @@ class PodResourcesTest {
 
     @Test
     void aggregateKeepsTheFirstContainersFormat() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {memory: 1G}}
@@ -106,7 +119,9 @@ class PodResourcesTest {
 
     @Test
     void addingClearsGosCachedSpellingButThePodRequestsMapKeepsIt() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {memory: +100Mi, cpu: "1.500"}}
@@ -119,7 +134,9 @@ class PodResourcesTest {
 
     @Test
     void regularInitContainerBiggerThanTheSumWins() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: init
               resources: {requests: {memory: 500Mi}}
@@ -134,7 +151,9 @@ class PodResourcesTest {
 
     @Test
     void regularInitContainerSmallerThanTheSumLoses() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: init
               resources: {requests: {memory: 150Mi, cpu: "2"}}
@@ -151,7 +170,9 @@ class PodResourcesTest {
 
     @Test
     void sidecarsAddUpAndCountOnlyForInitContainersAfterThem() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: sidecar1
               restartPolicy: Always
@@ -171,7 +192,9 @@ class PodResourcesTest {
 
     @Test
     void sidecarsBeforeAnInitContainerAddToIt() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: sidecar1
               restartPolicy: Always
@@ -190,7 +213,9 @@ class PodResourcesTest {
 
     @Test
     void sidecarsWinWhenTheRunningSumIsBigger() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: init
               resources: {requests: {memory: 100Mi}}
@@ -206,7 +231,9 @@ class PodResourcesTest {
 
     @Test
     void initRestartPolicyOtherThanAlwaysIsARegularInitContainer() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: init
               restartPolicy: OnFailure
@@ -220,7 +247,9 @@ class PodResourcesTest {
 
     @Test
     void overheadIsAddedToANonZeroTotal() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             overhead: {memory: 10Mi, cpu: 250m}
             containers:
             - name: a
@@ -236,7 +265,9 @@ class PodResourcesTest {
 
     @Test
     void overheadIsNotAddedToAnExplicitZeroRequest() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             overhead: {memory: 10Mi}
             containers:
             - name: a
@@ -250,7 +281,9 @@ class PodResourcesTest {
 
     @Test
     void podLevelRequestsReplaceContainerLevel() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               requests: {memory: 1Gi, cpu: "2"}
               limits: {memory: 2Gi}
@@ -270,7 +303,9 @@ class PodResourcesTest {
 
     @Test
     void podLevelLimitsAloneSkipContainerRequests() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               limits: {cpu: "1"}
             containers:
@@ -286,7 +321,9 @@ class PodResourcesTest {
 
     @Test
     void unsupportedPodLevelResourcesAreIgnored() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               requests: {ephemeral-storage: 5Gi}
             containers:
@@ -300,7 +337,9 @@ class PodResourcesTest {
 
     @Test
     void hugepagesArePodLevelResources() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               requests: {hugepages-2Mi: 4Mi}
             containers:
@@ -317,7 +356,9 @@ class PodResourcesTest {
 
     @Test
     void emptyPodLevelResourcesAreNotSet() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources: {}
             containers:
             - name: a
@@ -329,7 +370,9 @@ class PodResourcesTest {
 
     @Test
     void fractionalAndExoticSpellings() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {cpu: 0.5, memory: " 1Gi "}}
@@ -342,7 +385,9 @@ class PodResourcesTest {
 
     @Test
     void nullEntriesArePresentAndZero() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {requests: {memory: null}}
@@ -361,7 +406,9 @@ class PodResourcesTest {
 
     @Test
     void foundOnlyWhenSomeContainerDeclaresIt() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {limits: {memory: 100Mi}}
@@ -373,7 +420,9 @@ class PodResourcesTest {
       assertThat(limits.get("memory").toString()).isEqualTo("300Mi");
       assertThat(limits.get("ephemeral-storage").toString()).isEqualTo("1Gi");
 
-      Pod none = spec("""
+      Pod none =
+          spec(
+              """
             containers:
             - name: a
               resources: {limits: {memory: 100Mi}}
@@ -384,7 +433,9 @@ class PodResourcesTest {
     @Test
     void aContainerWithoutALimitDoesNotMakeItUnfound() {
       // Go sums what is declared: an unlimited container does not make the pod unlimited here
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {limits: {ephemeral-storage: 1Gi}}
@@ -395,7 +446,9 @@ class PodResourcesTest {
 
     @Test
     void initContainerLimitsAreFound() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: init
               resources: {limits: {ephemeral-storage: 2Gi}}
@@ -404,7 +457,9 @@ class PodResourcesTest {
               resources: {limits: {ephemeral-storage: 1Gi}}
           """);
       assertThat(PodResources.podLimits(p).get("ephemeral-storage").toString()).isEqualTo("2Gi");
-      Pod onlyInit = spec("""
+      Pod onlyInit =
+          spec(
+              """
             initContainers:
             - name: init
               resources: {limits: {ephemeral-storage: 2Gi}}
@@ -416,7 +471,9 @@ class PodResourcesTest {
 
     @Test
     void sidecarLimitsAddUp() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: sidecar
               restartPolicy: Always
@@ -430,7 +487,9 @@ class PodResourcesTest {
 
     @Test
     void zeroLimitIsFoundAndGetsNoOverhead() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             overhead: {ephemeral-storage: 100Mi, memory: 10Mi, cpu: 100m}
             containers:
             - name: a
@@ -439,12 +498,15 @@ class PodResourcesTest {
       Map<String, Quantity> limits = PodResources.podLimits(p);
       assertThat(limits).containsOnlyKeys("ephemeral-storage", "memory");
       assertThat(limits.get("ephemeral-storage").isZero()).isTrue();
-      assertThat(limits.get("memory").toString()).isEqualTo("110Mi"); // overhead added to a non-zero limit
+      assertThat(limits.get("memory").toString())
+          .isEqualTo("110Mi"); // overhead added to a non-zero limit
     }
 
     @Test
     void podLevelLimitsOverrideCpuAndMemoryOnly() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               limits: {memory: 1Gi, cpu: "2", ephemeral-storage: 9Gi}
             containers:
@@ -460,7 +522,9 @@ class PodResourcesTest {
 
     @Test
     void podLevelRequestsAloneKeepContainerLimits() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             resources:
               requests: {memory: 1Gi}
             containers:
@@ -472,7 +536,9 @@ class PodResourcesTest {
 
     @Test
     void singleLimitKeepsItsCachedSpelling() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: a
               resources: {limits: {memory: "+1Gi"}}
@@ -484,7 +550,8 @@ class PodResourcesTest {
     void resultIsUnmodifiable() {
       Map<String, Quantity> limits = PodResources.podLimits(spec("  containers: []\n"));
       assertThat(limits).isEmpty();
-      assertThatThrownBy(() -> limits.put("x", Quantity.ZERO)).isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> limits.put("x", Quantity.ZERO))
+          .isInstanceOf(UnsupportedOperationException.class);
     }
   }
 
@@ -500,8 +567,13 @@ class PodResourcesTest {
       Container c = new ContainerBuilder().withName("a").build();
       assertThat(PodResources.containerLimit(c, "memory")).isNull();
       assertThat(PodResources.containerLimit(null, "memory")).isNull();
-      Container d = new ContainerBuilder().withName("d").withNewResources()
-          .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).endResources().build();
+      Container d =
+          new ContainerBuilder()
+              .withName("d")
+              .withNewResources()
+              .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi"))
+              .endResources()
+              .build();
       assertThat(PodResources.containerLimit(d, "memory").toString()).isEqualTo("1Gi");
       assertThat(PodResources.containerLimit(d, "cpu")).isNull();
     }
@@ -511,18 +583,29 @@ class PodResourcesTest {
       Container c = new ContainerBuilder().withName("a").build();
       assertThat(PodResources.containerRequest(c, "memory")).isSameAs(Quantity.ZERO);
       assertThat(PodResources.containerRequest(c, "memory").toString()).isEqualTo("0");
-      Container d = new ContainerBuilder().withName("d").withNewResources()
-          .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("250", "m")).endResources().build();
+      Container d =
+          new ContainerBuilder()
+              .withName("d")
+              .withNewResources()
+              .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("250", "m"))
+              .endResources()
+              .build();
       assertThat(PodResources.containerRequest(d, "cpu").toString()).isEqualTo("250m");
     }
 
     @Test
     void malformedNamesTheContainer() {
-      Container d = new ContainerBuilder().withName("nginx").withNewResources()
-          .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("12X")).endResources().build();
+      Container d =
+          new ContainerBuilder()
+              .withName("nginx")
+              .withNewResources()
+              .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("12X"))
+              .endResources()
+              .build();
       assertThatThrownBy(() -> PodResources.containerLimit(d, "memory"))
           .isInstanceOf(ConfigException.class)
-          .hasMessageStartingWith("container nginx: resources.limits.memory: not a quantity: \"12X\"");
+          .hasMessageStartingWith(
+              "container nginx: resources.limits.memory: not a quantity: \"12X\"");
     }
   }
 
@@ -535,23 +618,30 @@ class PodResourcesTest {
 
     @Test
     void malformedContainerRequest() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             containers:
             - name: nginx
               resources: {requests: {memory: 12X}}
           """);
       assertThatThrownBy(() -> PodResources.requestQuantity(p, "memory"))
           .isInstanceOf(ConfigException.class)
-          .hasMessage("pod default/web: container nginx: resources.requests.memory: not a quantity: \"12X\" ("
-              + Quantity.ERR_FORMAT_WRONG + ")")
+          .hasMessage(
+              "pod default/web: container nginx: resources.requests.memory: not a quantity: \"12X\" ("
+                  + Quantity.ERR_FORMAT_WRONG
+                  + ")")
           .hasCauseInstanceOf(IllegalArgumentException.class);
       // Go cannot even decode such a pod, so any function reading the requests refuses it
-      assertThatThrownBy(() -> PodResources.requestQuantity(p, "cpu")).isInstanceOf(ConfigException.class);
+      assertThatThrownBy(() -> PodResources.requestQuantity(p, "cpu"))
+          .isInstanceOf(ConfigException.class);
     }
 
     @Test
     void malformedInitContainerLimit() {
-      Pod p = spec("""
+      Pod p =
+          spec(
+              """
             initContainers:
             - name: setup
               resources: {limits: {cpu: 1ki}}
@@ -560,13 +650,17 @@ class PodResourcesTest {
           """);
       assertThatThrownBy(() -> PodResources.podLimits(p))
           .isInstanceOf(ConfigException.class)
-          .hasMessage("pod default/web: init container setup: resources.limits.cpu: not a quantity: \"1ki\" ("
-              + Quantity.ERR_SUFFIX + ")");
+          .hasMessage(
+              "pod default/web: init container setup: resources.limits.cpu: not a quantity: \"1ki\" ("
+                  + Quantity.ERR_SUFFIX
+                  + ")");
     }
 
     @Test
     void malformedOverheadAndPodLevel() {
-      Pod overhead = spec("""
+      Pod overhead =
+          spec(
+              """
             overhead: {memory: "1.2.3"}
             containers:
             - name: nginx
@@ -574,30 +668,50 @@ class PodResourcesTest {
           """);
       assertThatThrownBy(() -> PodResources.requestQuantity(overhead, "memory"))
           .hasMessageStartingWith("pod default/web: overhead.memory: not a quantity: \"1.2.3\"");
-      Pod podLevel = spec("""
+      Pod podLevel =
+          spec(
+              """
             resources: {requests: {memory: abc}}
             containers:
             - name: nginx
           """);
       assertThatThrownBy(() -> PodResources.requestQuantity(podLevel, "memory"))
-          .hasMessageStartingWith("pod default/web: resources.requests.memory: not a quantity: \"abc\"");
+          .hasMessageStartingWith(
+              "pod default/web: resources.requests.memory: not a quantity: \"abc\"");
       assertThatThrownBy(() -> PodResources.qosClass(podLevel)).isInstanceOf(ConfigException.class);
     }
 
     @Test
     void emptyQuantityIsMalformed() {
-      // fabric8's own deserializer refuses "", but a Quantity object can still carry an empty or null amount
-      Container c = new ContainerBuilder().withName("nginx").withNewResources()
-          .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity(null, null)).endResources().build();
-      Pod p = new PodBuilder().withNewMetadata().withName("web").withNamespace("default").endMetadata()
-          .withNewSpec().withContainers(c).endSpec().build();
+      // fabric8's own deserializer refuses "", but a Quantity object can still carry an empty or
+      // null amount
+      Container c =
+          new ContainerBuilder()
+              .withName("nginx")
+              .withNewResources()
+              .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity(null, null))
+              .endResources()
+              .build();
+      Pod p =
+          new PodBuilder()
+              .withNewMetadata()
+              .withName("web")
+              .withNamespace("default")
+              .endMetadata()
+              .withNewSpec()
+              .withContainers(c)
+              .endSpec()
+              .build();
       assertThatThrownBy(() -> PodResources.podLimits(p))
-          .hasMessageStartingWith("pod default/web: container nginx: resources.limits.memory: not a quantity: \"\"");
+          .hasMessageStartingWith(
+              "pod default/web: container nginx: resources.limits.memory: not a quantity: \"\"");
     }
 
     @Test
     void podWithoutNamespaceIsInTheDefaultNamespace() {
-      Pod p = pod("""
+      Pod p =
+          pod(
+              """
           metadata: {name: solo}
           spec:
             containers:
@@ -605,7 +719,8 @@ class PodResourcesTest {
               resources: {requests: {memory: "1 Gi"}}
           """);
       assertThatThrownBy(() -> PodResources.requestQuantity(p, "memory"))
-          .hasMessageStartingWith("pod default/solo: container c: resources.requests.memory: not a quantity: \"1 Gi\"");
+          .hasMessageStartingWith(
+              "pod default/solo: container c: resources.requests.memory: not a quantity: \"1 Gi\"");
     }
 
     @Test
@@ -624,8 +739,13 @@ class PodResourcesTest {
       Container nullMaps = new ContainerBuilder().withNewResources().endResources().build();
       nullMaps.getResources().setRequests(null);
       nullMaps.getResources().setLimits(null);
-      Pod nullMapsPod = new PodBuilder().withNewSpec().withContainers(nullMaps).withInitContainers(nullMaps)
-          .endSpec().build();
+      Pod nullMapsPod =
+          new PodBuilder()
+              .withNewSpec()
+              .withContainers(nullMaps)
+              .withInitContainers(nullMaps)
+              .endSpec()
+              .build();
       for (Pod p : new Pod[] {null, empty, noContainers, nulls, bareContainer, nullMapsPod}) {
         assertThat(PodResources.requestQuantity(p, "memory").isZero()).isTrue();
         assertThat(PodResources.podRequests(p)).isEmpty();
@@ -640,7 +760,8 @@ class PodResourcesTest {
         assertThat(PodResources.isPodLevelResourcesSet(p)).isFalse();
       }
       assertThat(PodResources.containerRequest(bare, "memory").isZero()).isTrue();
-      assertThat(PodResources.requestQuantity(spec("  containers: [{name: a}]\n"), null).isZero()).isTrue();
+      assertThat(PodResources.requestQuantity(spec("  containers: [{name: a}]\n"), null).isZero())
+          .isTrue();
       assertThat(PodResources.containerLimit(bare, null)).isNull();
       assertThat(PodResources.containerLimit(nullMaps, "memory")).isNull();
     }
@@ -659,30 +780,42 @@ class PodResourcesTest {
 
     @Test
     void bestEffort() {
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
             - name: b
               resources: {}
-          """)).isEqualTo(PodResources.BEST_EFFORT);
+          """))
+          .isEqualTo(PodResources.BEST_EFFORT);
       // only cpu and memory are QoS compute resources
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {ephemeral-storage: 1Gi}, limits: {nvidia.com/gpu: "1"}}
-          """)).isEqualTo(PodResources.BEST_EFFORT);
+          """))
+          .isEqualTo(PodResources.BEST_EFFORT);
       // explicit zero requests
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: "0", memory: "0"}}
-          """)).isEqualTo(PodResources.BEST_EFFORT);
-      assertThat(PodResources.qosClass(spec("  containers: []\n"))).isEqualTo(PodResources.BEST_EFFORT);
+          """))
+          .isEqualTo(PodResources.BEST_EFFORT);
+      assertThat(PodResources.qosClass(spec("  containers: []\n")))
+          .isEqualTo(PodResources.BEST_EFFORT);
     }
 
     @Test
     void guaranteed() {
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             initContainers:
             - name: init
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: 1000m, memory: "1073741824"}}
@@ -693,97 +826,133 @@ class PodResourcesTest {
               resources:
                 requests: {cpu: "2", memory: 2Gi, ephemeral-storage: 1Gi}
                 limits: {cpu: "2", memory: 2Gi}
-          """)).isEqualTo(PodResources.GUARANTEED);
+          """))
+          .isEqualTo(PodResources.GUARANTEED);
     }
 
     @Test
     void burstable() {
       // requests only
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: 100m, memory: 100Mi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // requests below limits
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: 100m, memory: 100Mi}, limits: {cpu: 200m, memory: 100Mi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // cpu only, even when request equals limit: memory is best effort, cpu is guaranteed
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: "1"}, limits: {cpu: "1"}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // one guaranteed container and one best-effort container
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
             - name: b
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // a best-effort init container spoils a guaranteed pod
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             initContainers:
             - name: init
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // a zero limit does not match a non-zero request
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "0", memory: 1Gi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
     }
 
     @Test
     void limitsOnlyAreBurstableUntilDefaultingCopiesThemToRequests() {
       // ComputePodQOS does not default: a raw pod with limits only is Burstable
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {limits: {cpu: "1", memory: 1Gi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // the API server defaults requests to limits, and the defaulted pod is Guaranteed
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             containers:
             - name: a
               resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: "1", memory: 1Gi}}
-          """)).isEqualTo(PodResources.GUARANTEED);
+          """))
+          .isEqualTo(PodResources.GUARANTEED);
     }
 
     @Test
     void podLevelResourcesDecide() {
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             resources:
               requests: {cpu: "1", memory: 1Gi}
               limits: {cpu: "1", memory: 1Gi}
             containers:
             - name: a
               resources: {requests: {cpu: 100m}}
-          """)).isEqualTo(PodResources.GUARANTEED);
-      assertThat(qos("""
+          """))
+          .isEqualTo(PodResources.GUARANTEED);
+      assertThat(
+              qos(
+                  """
             resources:
               requests: {cpu: "1", memory: 1Gi}
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """)).isEqualTo(PodResources.BURSTABLE);
+          """))
+          .isEqualTo(PodResources.BURSTABLE);
       // present but empty pod-level resources make the pod BestEffort whatever its containers say
-      assertThat(qos("""
+      assertThat(
+              qos(
+                  """
             resources: {}
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """)).isEqualTo(PodResources.BEST_EFFORT);
+          """))
+          .isEqualTo(PodResources.BEST_EFFORT);
     }
 
     @Test
     void podQosClassPrefersStatus() {
-      Pod p = pod("""
+      Pod p =
+          pod(
+              """
           spec:
             containers:
             - name: a
@@ -791,7 +960,9 @@ class PodResourcesTest {
           """);
       assertThat(PodResources.qosClass(p)).isEqualTo(PodResources.BEST_EFFORT);
       assertThat(PodResources.podQosClass(p)).isEqualTo(PodResources.GUARANTEED);
-      Pod noStatusClass = pod("""
+      Pod noStatusClass =
+          pod(
+              """
           spec:
             containers:
             - name: a
@@ -810,16 +981,30 @@ class PodResourcesTest {
   class Criticality {
 
     private Pod annotated(Map<String, String> annotations, Integer priority) {
-      return new PodBuilder().withNewMetadata().withName("p").withAnnotations(annotations).endMetadata()
-          .withNewSpec().withPriority(priority).endSpec().build();
+      return new PodBuilder()
+          .withNewMetadata()
+          .withName("p")
+          .withAnnotations(annotations)
+          .endMetadata()
+          .withNewSpec()
+          .withPriority(priority)
+          .endSpec()
+          .build();
     }
 
     @Test
     void staticPods() {
-      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "file"), null))).isTrue();
-      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "http"), null))).isTrue();
-      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", ""), null))).isTrue();
-      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "api"), null))).isFalse();
+      assertThat(
+              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "file"), null)))
+          .isTrue();
+      assertThat(
+              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "http"), null)))
+          .isTrue();
+      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", ""), null)))
+          .isTrue();
+      assertThat(
+              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "api"), null)))
+          .isFalse();
       assertThat(PodResources.isStatic(annotated(Map.of(), null))).isFalse();
       Map<String, String> nullValue = new HashMap<>();
       nullValue.put("kubernetes.io/config.source", null);
@@ -828,9 +1013,14 @@ class PodResourcesTest {
 
     @Test
     void mirrorPods() {
-      assertThat(PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", "abc"), null))).isTrue();
-      assertThat(PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", ""), null))).isTrue();
-      assertThat(PodResources.isMirror(annotated(Map.of("kubernetes.io/config.source", "api"), null))).isFalse();
+      assertThat(
+              PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", "abc"), null)))
+          .isTrue();
+      assertThat(PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", ""), null)))
+          .isTrue();
+      assertThat(
+              PodResources.isMirror(annotated(Map.of("kubernetes.io/config.source", "api"), null)))
+          .isFalse();
     }
 
     @Test
@@ -840,9 +1030,15 @@ class PodResourcesTest {
       assertThat(PodResources.isCritical(annotated(Map.of(), 1_999_999_999))).isFalse();
       assertThat(PodResources.isCritical(annotated(Map.of(), null))).isFalse();
       assertThat(PodResources.isCritical(annotated(Map.of(), -5))).isFalse();
-      assertThat(PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "file"), 0))).isTrue();
-      assertThat(PodResources.isCritical(annotated(Map.of("kubernetes.io/config.mirror", "x"), -10))).isTrue();
-      assertThat(PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "api"), 10))).isFalse();
+      assertThat(
+              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "file"), 0)))
+          .isTrue();
+      assertThat(
+              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.mirror", "x"), -10)))
+          .isTrue();
+      assertThat(
+              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "api"), 10)))
+          .isFalse();
     }
 
     @Test
@@ -850,7 +1046,8 @@ class PodResourcesTest {
       assertThat(PodResources.priority(annotated(Map.of(), null))).isZero();
       assertThat(PodResources.priority(annotated(Map.of(), 1000))).isEqualTo(1000);
       assertThat(PodResources.priority(annotated(Map.of(), -7))).isEqualTo(-7);
-      assertThat(PodResources.priority(annotated(Map.of(), 2_000_001_000))).isEqualTo(2_000_001_000);
+      assertThat(PodResources.priority(annotated(Map.of(), 2_000_001_000)))
+          .isEqualTo(2_000_001_000);
     }
   }
 
@@ -860,7 +1057,9 @@ class PodResourcesTest {
 
   @Test
   void localVolumeNamesFollowIsLocalEphemeralVolume() {
-    Pod p = spec("""
+    Pod p =
+        spec(
+            """
           containers:
           - name: a
           volumes:

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Ports of the tables in apimachinery's {@code quantity_test.go}, {@code quantity_golden_test.go},
- * {@code quantity_subnano_test.go} and {@code quantity_exact_policy_test.go}, which are the ground truth here.
+ * {@code quantity_subnano_test.go} and {@code quantity_exact_policy_test.go}, which are the ground
+ * truth here.
  */
 class QuantityTest {
 
@@ -243,7 +244,8 @@ class QuantityTest {
   @Test
   void errorMessagesAreGos() {
     assertThat(Quantity.ERR_FORMAT_WRONG)
-        .isEqualTo("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+        .isEqualTo(
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
     assertThat(Quantity.ERR_SUFFIX).isEqualTo("unable to parse quantity's suffix");
     assertThat(Quantity.ERR_NUMERIC).isEqualTo("unable to parse numeric part of quantity");
   }
@@ -275,14 +277,23 @@ class QuantityTest {
     assertThat(q.toString()).isEqualTo("0");
   }
 
-  /** TestInterpretExponentInt32Bounds, through parse: the exponent must fit int32 and its negation. */
+  /**
+   * TestInterpretExponentInt32Bounds, through parse: the exponent must fit int32 and its negation.
+   */
   @Test
   void decimalExponentMustFitInt32() {
     assertThat(Quantity.parse("1e14").toString()).isEqualTo("100e12"); // 14 % 3 != 0: not cached
     assertThat(Quantity.parse("1E2147483647").canonical()).isEqualTo("10e2147483646");
     assertThat(Quantity.parse("1E-2147483647").toString()).isEqualTo("1e-9");
-    for (String s : List.of("1E2147483648", "1E-2147483648", "1E4294967297", "1E8589934592", "1E9223372036854775807",
-        "1E9223372036854775808", "1E6024865272343")) {
+    for (String s :
+        List.of(
+            "1E2147483648",
+            "1E-2147483648",
+            "1E4294967297",
+            "1E8589934592",
+            "1E9223372036854775807",
+            "1E9223372036854775808",
+            "1E6024865272343")) {
       assertThatThrownBy(() -> Quantity.parse(s)).hasMessage(Quantity.ERR_SUFFIX);
     }
   }
@@ -495,8 +506,9 @@ class QuantityTest {
   }
 
   /**
-   * Go's parse fast path caches the input text when it looks canonical, and String() returns it verbatim even when
-   * it is not (quantity_golden_test.go, quantity_exact_policy_test.go nonCanonicalRef, upstream #141166/#138166).
+   * Go's parse fast path caches the input text when it looks canonical, and String() returns it
+   * verbatim even when it is not (quantity_golden_test.go, quantity_exact_policy_test.go
+   * nonCanonicalRef, upstream #141166/#138166).
    */
   static Stream<Arguments> cachedSpellings() {
     return Stream.of(
@@ -592,10 +604,23 @@ class QuantityTest {
   @Test
   void subNanoRoundsAwayFromZeroWithoutMaterialising() {
     String[][] table = {
-      {"1e-2147483647", "1n"}, {"-1e-2147483647", "-1n"}, {"1e-100", "1n"}, {"-1e-100", "-1n"}, {"1e-10", "1n"},
-      {"9e-10", "1n"}, {"-9e-10", "-1n"}, {"1e-9", "1n"}, {"-1e-9", "-1n"}, {"2e-9", "2n"}, {"15e-10", "2n"},
-      {"1000000000000000000000e-30", "1n"}, {"1000000000000000000001e-30", "2n"}, {"999999999999999999999e-30", "1n"},
-      {"0e-2147483647", "0"}, {"0.0e-100", "0"}, {"0.00000000000000000000001Ki", "1n"},
+      {"1e-2147483647", "1n"},
+      {"-1e-2147483647", "-1n"},
+      {"1e-100", "1n"},
+      {"-1e-100", "-1n"},
+      {"1e-10", "1n"},
+      {"9e-10", "1n"},
+      {"-9e-10", "-1n"},
+      {"1e-9", "1n"},
+      {"-1e-9", "-1n"},
+      {"2e-9", "2n"},
+      {"15e-10", "2n"},
+      {"1000000000000000000000e-30", "1n"},
+      {"1000000000000000000001e-30", "2n"},
+      {"999999999999999999999e-30", "1n"},
+      {"0e-2147483647", "0"},
+      {"0.0e-100", "0"},
+      {"0.00000000000000000000001Ki", "1n"},
     };
     for (String[] row : table) {
       assertThat(Quantity.parse(row[0]).compareTo(Quantity.parse(row[1]))).as(row[0]).isZero();
@@ -632,10 +657,12 @@ class QuantityTest {
     assertThat(big.sub(big).isZero()).isTrue();
     assertThat(Quantity.ZERO.add(big).toString()).isEqualTo("10e2147483646");
     assertThat(big.add(Quantity.ZERO).toString()).isEqualTo("10e2147483646");
-    assertThat(big.toBigDecimal()).isEqualByComparingTo(new BigDecimal(BigInteger.ONE, -2147483647));
+    assertThat(big.toBigDecimal())
+        .isEqualByComparingTo(new BigDecimal(BigInteger.ONE, -2147483647));
     Quantity past = Quantity.parse("10e2147483647"); // normalises to 1e2147483648, past int32
     assertThat(past.toString()).isEqualTo("100e2147483646");
-    assertThat(past.toBigDecimal()).isEqualByComparingTo(new BigDecimal(BigInteger.TEN, -2147483647));
+    assertThat(past.toBigDecimal())
+        .isEqualByComparingTo(new BigDecimal(BigInteger.TEN, -2147483647));
     Quantity million = Quantity.parse("1e1000000");
     assertThat(million.toString()).isEqualTo("10e999999");
     assertThat(million.value()).isEqualTo(Long.MAX_VALUE);
@@ -650,7 +677,8 @@ class QuantityTest {
     assertThatThrownBy(() -> Quantity.parse("1").add(big)).isInstanceOf(ArithmeticException.class);
     // within the bound the sum is exact
     Quantity sum = Quantity.parse("1e50000").add(Quantity.parse("1"));
-    assertThat(sum.toBigDecimal()).isEqualByComparingTo(BigDecimal.TEN.pow(50000).add(BigDecimal.ONE));
+    assertThat(sum.toBigDecimal())
+        .isEqualByComparingTo(BigDecimal.TEN.pow(50000).add(BigDecimal.ONE));
   }
 
   @Test
@@ -698,7 +726,10 @@ class QuantityTest {
         arguments("8Ei", Long.MAX_VALUE, Long.MAX_VALUE));
   }
 
-  /** TestNegativeValueRoundsAwayFromZero and friends: away from zero, saturating at the int64 bounds. */
+  /**
+   * TestNegativeValueRoundsAwayFromZero and friends: away from zero, saturating at the int64
+   * bounds.
+   */
   @ParameterizedTest
   @MethodSource("roundingTable")
   void valueRoundsAwayFromZeroAndSaturates(String in, long value, long milli) {
@@ -710,32 +741,61 @@ class QuantityTest {
   @Test
   void scaledValue() {
     int[][] table = {
-      {-9, -9, 1}, {-9, -6, 1}, {-9, -3, 1}, {-9, 0, 1}, {-6, -9, 1000}, {-6, -6, 1}, {-6, -3, 1}, {-6, 0, 1},
-      {-3, -9, 1000 * 1000}, {-3, -6, 1000}, {-3, -3, 1}, {-3, 0, 1}, {0, -9, 1000 * 1000 * 1000},
-      {0, -6, 1000 * 1000}, {0, -3, 1000}, {0, 0, 1}, {2, -2, 100 * 100},
+      {-9, -9, 1},
+      {-9, -6, 1},
+      {-9, -3, 1},
+      {-9, 0, 1},
+      {-6, -9, 1000},
+      {-6, -6, 1},
+      {-6, -3, 1},
+      {-6, 0, 1},
+      {-3, -9, 1000 * 1000},
+      {-3, -6, 1000},
+      {-3, -3, 1},
+      {-3, 0, 1},
+      {0, -9, 1000 * 1000 * 1000},
+      {0, -6, 1000 * 1000},
+      {0, -3, 1000},
+      {0, 0, 1},
+      {2, -2, 100 * 100},
     };
     for (int[] row : table) {
-      assertThat(Quantity.ofScaled(1, row[0]).scaledValue(row[1])).as("%d->%d", row[0], row[1]).isEqualTo(row[2]);
+      assertThat(Quantity.ofScaled(1, row[0]).scaledValue(row[1]))
+          .as("%d->%d", row[0], row[1])
+          .isEqualTo(row[2]);
     }
   }
 
   @Test
   void newScaledSet() {
     Object[][] table = {
-      {1L, -9, "1n"}, {1000L, -9, "1u"}, {1L, -6, "1u"}, {1000L, -6, "1m"}, {1L, -3, "1m"}, {1000L, -3, "1"},
-      {1L, 0, "1"}, {0L, -9, "0"}, {0L, -6, "0"}, {0L, -3, "0"}, {0L, 0, "0"},
+      {1L, -9, "1n"},
+      {1000L, -9, "1u"},
+      {1L, -6, "1u"},
+      {1000L, -6, "1m"},
+      {1L, -3, "1m"},
+      {1000L, -3, "1"},
+      {1L, 0, "1"},
+      {0L, -9, "0"},
+      {0L, -6, "0"},
+      {0L, -3, "0"},
+      {0L, 0, "0"},
     };
     for (Object[] row : table) {
       Quantity q = Quantity.ofScaled((Long) row[0], (Integer) row[1]);
       assertThat(q.toString()).isEqualTo(row[2]);
-      assertThat(Quantity.parse(q.toString()).scaledValue((Integer) row[1])).isEqualTo((Long) row[0]);
+      assertThat(Quantity.parse(q.toString()).scaledValue((Integer) row[1]))
+          .isEqualTo((Long) row[0]);
     }
   }
 
   @Test
   void newSetAndMilliNewSet() {
     Object[][] table = {
-      {1L, DECIMAL_SI, "1"}, {1000L, DECIMAL_SI, "1k"}, {1234000L, DECIMAL_SI, "1234k"}, {1024L, BINARY_SI, "1Ki"},
+      {1L, DECIMAL_SI, "1"},
+      {1000L, DECIMAL_SI, "1k"},
+      {1234000L, DECIMAL_SI, "1234k"},
+      {1024L, BINARY_SI, "1Ki"},
       {1024L * 1024, BINARY_SI, "1Mi"},
     };
     for (Object[] row : table) {
@@ -744,7 +804,10 @@ class QuantityTest {
       assertThat(Quantity.parse(q.toString()).value()).isEqualTo((Long) row[0]);
     }
     Object[][] milli = {
-      {1L, DECIMAL_SI, "1m"}, {1000L, DECIMAL_SI, "1"}, {1234000L, DECIMAL_SI, "1234"}, {1024L, BINARY_SI, "1024m"},
+      {1L, DECIMAL_SI, "1m"},
+      {1000L, DECIMAL_SI, "1"},
+      {1234000L, DECIMAL_SI, "1234"},
+      {1024L, BINARY_SI, "1024m"},
       {1024L * 1024, BINARY_SI, "1048576m"},
     };
     for (Object[] row : milli) {
@@ -769,11 +832,20 @@ class QuantityTest {
         // a zero receiver adopts the argument's format, whatever its own was
         arguments(Quantity.zero(BINARY_SI), Quantity.parse("100m"), dec(100, -3, DECIMAL_SI)),
         arguments(Quantity.zero(DECIMAL_SI), Quantity.parse("1Gi"), dec(1L << 30, 0, BINARY_SI)),
-        arguments(Quantity.zero(BINARY_SI), Quantity.zero(DECIMAL_EXPONENT), dec(0, 0, DECIMAL_EXPONENT)),
-        arguments(Quantity.parse("1Gi").sub(Quantity.parse("1Gi")), Quantity.parse("1e3"), dec(1, 3, DECIMAL_EXPONENT)),
+        arguments(
+            Quantity.zero(BINARY_SI), Quantity.zero(DECIMAL_EXPONENT), dec(0, 0, DECIMAL_EXPONENT)),
+        arguments(
+            Quantity.parse("1Gi").sub(Quantity.parse("1Gi")),
+            Quantity.parse("1e3"),
+            dec(1, 3, DECIMAL_EXPONENT)),
         arguments(Quantity.parse("1Gi"), Quantity.parse("-1Gi"), dec(0, 0, BINARY_SI)),
-        arguments(Quantity.parse("1Gi"), Quantity.parse("1.5"), Quantity.of(new BigDecimal("1073741825.5"), BINARY_SI)),
-        arguments(Quantity.of(MOST_POSITIVE, DECIMAL_SI), Quantity.of(1, DECIMAL_SI),
+        arguments(
+            Quantity.parse("1Gi"),
+            Quantity.parse("1.5"),
+            Quantity.of(new BigDecimal("1073741825.5"), BINARY_SI)),
+        arguments(
+            Quantity.of(MOST_POSITIVE, DECIMAL_SI),
+            Quantity.of(1, DECIMAL_SI),
             Quantity.of(new BigDecimal("9223372036854775808"), DECIMAL_SI)));
   }
 
@@ -795,7 +867,10 @@ class QuantityTest {
         arguments(dec(50, 0, DECIMAL_SI), Quantity.zero(DECIMAL_SI), dec(50, 0, DECIMAL_SI)),
         arguments(Quantity.zero(DECIMAL_SI), Quantity.zero(DECIMAL_SI), dec(0, 0, DECIMAL_SI)),
         arguments(Quantity.zero(DECIMAL_SI), Quantity.parse("1Gi"), dec(-(1L << 30), 0, BINARY_SI)),
-        arguments(Quantity.parse("100Mi"), Quantity.parse("1G"), dec(104857600L - 1000000000L, 0, BINARY_SI)));
+        arguments(
+            Quantity.parse("100Mi"),
+            Quantity.parse("1G"),
+            dec(104857600L - 1000000000L, 0, BINARY_SI)));
   }
 
   @ParameterizedTest
@@ -832,13 +907,18 @@ class QuantityTest {
   void negAndSubAtMostNegative() {
     Quantity mostNegative = Quantity.of(MOST_NEGATIVE, DECIMAL_SI);
     assertThat(mostNegative.negate().toString()).isEqualTo("9223372036854775808");
-    assertThat(Quantity.zero(DECIMAL_SI).sub(mostNegative).toString()).isEqualTo("9223372036854775808");
-    assertThat(Quantity.of(1, DECIMAL_SI).sub(mostNegative).toString()).isEqualTo("9223372036854775809");
-    assertThat(Quantity.of(MOST_NEGATIVE + 1, DECIMAL_SI).negate().value()).isEqualTo(MOST_POSITIVE);
-    assertThat(Quantity.ofScaled(MOST_NEGATIVE, -3).negate().toString()).isEqualTo("9223372036854775808m");
+    assertThat(Quantity.zero(DECIMAL_SI).sub(mostNegative).toString())
+        .isEqualTo("9223372036854775808");
+    assertThat(Quantity.of(1, DECIMAL_SI).sub(mostNegative).toString())
+        .isEqualTo("9223372036854775809");
+    assertThat(Quantity.of(MOST_NEGATIVE + 1, DECIMAL_SI).negate().value())
+        .isEqualTo(MOST_POSITIVE);
+    assertThat(Quantity.ofScaled(MOST_NEGATIVE, -3).negate().toString())
+        .isEqualTo("9223372036854775808m");
     assertThat(Quantity.ofScaled(1, -3).sub(Quantity.ofScaled(MOST_NEGATIVE, -3)).toString())
         .isEqualTo("9223372036854775809m");
-    assertThat(Quantity.ofScaled(1, 1).sub(mostNegative).toString()).isEqualTo("9223372036854775818");
+    assertThat(Quantity.ofScaled(1, 1).sub(mostNegative).toString())
+        .isEqualTo("9223372036854775818");
     Quantity binary = Quantity.zero(DECIMAL_SI).sub(Quantity.of(MOST_NEGATIVE, BINARY_SI));
     assertThat(binary.format()).isEqualTo(BINARY_SI);
     assertThat(binary.toString()).isEqualTo("8Ei");
@@ -920,7 +1000,8 @@ class QuantityTest {
         arguments(Quantity.ofScaled(MOST_NEGATIVE, -19), Quantity.ofScaled(-1, 0), 1),
         arguments(Quantity.ofScaled(1_000_000_000_000_000_000L, -17), Quantity.ofScaled(1, 1), 0),
         arguments(Quantity.ofScaled(1_000_000_000_000_000_000L, -17), Quantity.ofScaled(-10, 0), 1),
-        arguments(Quantity.ofScaled(-1_000_000_000_000_000_000L, -17), Quantity.ofScaled(-10, 0), 0),
+        arguments(
+            Quantity.ofScaled(-1_000_000_000_000_000_000L, -17), Quantity.ofScaled(-10, 0), 0),
         arguments(Quantity.ofScaled(1_000_000_000_000_000_000L, -17), Quantity.ofScaled(1, 0), 1),
         arguments(Quantity.ofScaled(1_000_000_000_000_000_001L, -17), Quantity.ofScaled(1, 1), 1),
         arguments(Quantity.ofScaled(999_999_999_999_999_999L, -17), Quantity.ofScaled(1, 1), -1));

@@ -10,11 +10,21 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Rank keys order exactly: usage above a request past a long or with fractions of a byte does not tie. */
+/**
+ * Rank keys order exactly: usage above a request past a long or with fractions of a byte does not
+ * tie.
+ */
 class RankKeyTest {
 
   private static RankKey key(String name, int position, BigDecimal aboveRequest) {
-    Pod pod = new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().endSpec().build();
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .endSpec()
+            .build();
     return RankKey.of(PodFacts.of(pod, position), Signal.MEMORY_AVAILABLE)
         .largerBytes("usageAboveRequest", aboveRequest)
         .build();
@@ -30,10 +40,13 @@ class RankKeyTest {
 
   @Test
   void keysThatSaturateTheSameLongStillOrderByTheirExactValues() {
-    // decimal exa: Go caps only binary-SI amounts at 2^63-1 when parsing, so 100E and 200E stay exact
+    // decimal exa: Go caps only binary-SI amounts at 2^63-1 when parsing, so 100E and 200E stay
+    // exact
     RankKey p0 = key("p0", 0, RankKey.aboveRequest(0, Quantity.parse("200E")));
     RankKey p1 = key("p1", 1, RankKey.aboveRequest(0, Quantity.parse("100E")));
-    assertThat(p0.components().get(0).value()).isEqualTo(p1.components().get(0).value()).isEqualTo(Long.MIN_VALUE);
+    assertThat(p0.components().get(0).value())
+        .isEqualTo(p1.components().get(0).value())
+        .isEqualTo(Long.MIN_VALUE);
     List<RankKey> keys = new ArrayList<>(List.of(p0, p1));
     keys.sort(null);
     assertThat(keys).extracting(RankKey::uid).containsExactly("default/p1", "default/p0");
@@ -44,7 +57,11 @@ class RankKeyTest {
     RankKey.Component c = key("p", 0, BigDecimal.valueOf(100L << 20)).components().get(0);
     assertThat(c.shownValue()).isEqualTo("100Mi");
     assertThat(c.value()).isEqualTo(100L << 20);
-    assertThat(key("q", 0, RankKey.aboveRequest(0, Quantity.parse("1m"))).components().get(0).shownValue())
+    assertThat(
+            key("q", 0, RankKey.aboveRequest(0, Quantity.parse("1m")))
+                .components()
+                .get(0)
+                .shownValue())
         .isEqualTo("-1m");
   }
 }

@@ -24,31 +24,47 @@ class CaptureCommandTest {
     try (FakeKubeApiServer api = FakeKubeApiServer.start()) {
       Pod web = api.create(pod("web", 100));
       Pod batch = api.create(pod("batch", 0));
-      api.create(new PodBuilder(pod("elsewhere", 0)).editSpec().withNodeName("node-2").endSpec().build());
+      api.create(
+          new PodBuilder(pod("elsewhere", 0)).editSpec().withNodeName("node-2").endSpec().build());
       api.configz(
-          "node-1", 200,
+          "node-1",
+          200,
           "{\"kubeletconfig\": {\"evictionHard\": {\"memory.available\": \"1Gi\"}, \"evictionPressureTransitionPeriod\": \"5m0s\","
               + " \"enforceNodeAllocatable\": [\"pods\"], \"maxPods\": 110, \"address\": \"0.0.0.0\"}}");
       api.summary(
-          "node-1", 200,
+          "node-1",
+          200,
           "{\"node\": {\"nodeName\": \"node-1\", \"memory\": {\"time\": \"2026-01-01T00:00:00Z\", \"availableBytes\": 524288000,"
               + " \"workingSetBytes\": 7516192768}}, \"pods\": ["
-              + "{\"podRef\": {\"name\": \"web\", \"namespace\": \"apps\", \"uid\": \"" + web.getMetadata().getUid() + "\"},"
+              + "{\"podRef\": {\"name\": \"web\", \"namespace\": \"apps\", \"uid\": \""
+              + web.getMetadata().getUid()
+              + "\"},"
               + " \"memory\": {\"workingSetBytes\": 104857600}},"
-              + "{\"podRef\": {\"name\": \"batch\", \"namespace\": \"apps\", \"uid\": \"" + batch.getMetadata().getUid() + "\"},"
+              + "{\"podRef\": {\"name\": \"batch\", \"namespace\": \"apps\", \"uid\": \""
+              + batch.getMetadata().getUid()
+              + "\"},"
               + " \"memory\": {\"workingSetBytes\": 2147483648}}]}");
       CaptureCommand.clients = () -> api.client(KubeSettings.DEFAULTS);
       Path out = dir.resolve("captured.yaml");
       StringWriter o = new StringWriter();
       StringWriter e = new StringWriter();
-      int code = Main.execute(new String[] {"capture", "--node", "node-1", "-o", out.toString()}, new PrintWriter(o, true), new PrintWriter(e, true));
+      int code =
+          Main.execute(
+              new String[] {"capture", "--node", "node-1", "-o", out.toString()},
+              new PrintWriter(o, true),
+              new PrintWriter(e, true));
       assertThat(code).as(e.toString()).isZero();
       assertThat(o.toString()).contains("2 pods", "evicts apps/batch");
       String yaml = Files.readString(out);
-      assertThat(yaml).contains("evictionHard", "memory.available: 1Gi").doesNotContain("maxPods", "managedFields", "elsewhere");
-      FixtureResult r = new FixtureRunner(p -> RuleCompiler.compileDefault()).run(FixtureLoader.load(out));
+      assertThat(yaml)
+          .contains("evictionHard", "memory.available: 1Gi")
+          .doesNotContain("maxPods", "managedFields", "elsewhere");
+      FixtureResult r =
+          new FixtureRunner(p -> RuleCompiler.compileDefault()).run(FixtureLoader.load(out));
       assertThat(r.status()).as("%s", r.mismatch()).isEqualTo(FixtureResult.Status.PASSED);
-      assertThat(r.plans().get(0).decisions()).extracting(d -> d.pod().key()).containsExactly("apps/batch");
+      assertThat(r.plans().get(0).decisions())
+          .extracting(d -> d.pod().key())
+          .containsExactly("apps/batch");
     } finally {
       CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
     }
@@ -59,9 +75,14 @@ class CaptureCommandTest {
     try (FakeKubeApiServer api = FakeKubeApiServer.start()) {
       CaptureCommand.clients = () -> api.client(KubeSettings.DEFAULTS);
       StringWriter e = new StringWriter();
-      int code = Main.execute(new String[] {"capture", "--node", "ghost"}, new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+      int code =
+          Main.execute(
+              new String[] {"capture", "--node", "ghost"},
+              new PrintWriter(new StringWriter(), true),
+              new PrintWriter(e, true));
       assertThat(code).isEqualTo(2);
-      assertThat(e.toString()).startsWith("evictd: node ghost: cannot read the kubelet configuration (/configz):");
+      assertThat(e.toString())
+          .startsWith("evictd: node ghost: cannot read the kubelet configuration (/configz):");
       assertThat(e.toString().lines()).hasSize(1);
     } finally {
       CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
@@ -70,9 +91,19 @@ class CaptureCommandTest {
 
   static Pod pod(String name, int priority) {
     return new PodBuilder()
-        .withNewMetadata().withName(name).withNamespace("apps").addToLabels("app", name).endMetadata()
-        .withNewSpec().withNodeName("node-1").withPriority(priority)
-        .addNewContainer().withName("c").withImage("busybox").endContainer().endSpec()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("apps")
+        .addToLabels("app", name)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName("node-1")
+        .withPriority(priority)
+        .addNewContainer()
+        .withName("c")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
         .build();
   }
 }

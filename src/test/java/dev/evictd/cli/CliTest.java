@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command line: output and exit codes (0 ok, 1 failed, 2 bad input), one clear line per error. */
+/**
+ * The command line: output and exit codes (0 ok, 1 failed, 2 bad input), one clear line per error.
+ */
 class CliTest {
   record Run(int code, String out, String err) {}
 
@@ -34,19 +36,28 @@ class CliTest {
     Files.writeString(dir.resolve("a-pass.yaml"), PASSING);
     Run ok = run("test", dir.toString());
     assertThat(ok.code()).isZero();
-    assertThat(ok.out()).contains("PASS  " + dir.resolve("a-pass.yaml")).endsWith("1 passed, 0 failed\n");
+    assertThat(ok.out())
+        .contains("PASS  " + dir.resolve("a-pass.yaml"))
+        .endsWith("1 passed, 0 failed\n");
 
-    Files.writeString(dir.resolve("b-fail.yaml"), PASSING.replace("gracePeriodSeconds: 1", "gracePeriodSeconds: 30"));
+    Files.writeString(
+        dir.resolve("b-fail.yaml"),
+        PASSING.replace("gracePeriodSeconds: 1", "gracePeriodSeconds: 30"));
     Run failed = run("test", dir.toString());
     assertThat(failed.code()).isEqualTo(1);
     assertThat(failed.out())
-        .contains("FAIL  " + dir.resolve("b-fail.yaml") + " (b-fail.yaml): step 1: evicted[0].gracePeriodSeconds: expected 30, actual 1")
+        .contains(
+            "FAIL  "
+                + dir.resolve("b-fail.yaml")
+                + " (b-fail.yaml): step 1: evicted[0].gracePeriodSeconds: expected 30, actual 1")
         .endsWith("1 passed, 1 failed\n");
 
     Files.writeString(dir.resolve("c-bad.yaml"), "steps: [\n");
     Run bad = run("test", dir.toString());
     assertThat(bad.code()).isEqualTo(2);
-    assertThat(bad.out()).contains("ERROR " + dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml") + ":").contains("not valid YAML");
+    assertThat(bad.out())
+        .contains("ERROR " + dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml") + ":")
+        .contains("not valid YAML");
     assertThat(bad.out()).endsWith("1 passed, 2 failed\n");
   }
 
@@ -54,7 +65,8 @@ class CliTest {
   void testOnAMissingPathIsBadInput() {
     Run r = run("test", "no/such/fixtures");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.out()).contains("ERROR no/such/fixtures: no/such/fixtures: no such file or directory");
+    assertThat(r.out())
+        .contains("ERROR no/such/fixtures: no/such/fixtures: no such file or directory");
   }
 
   @Test
@@ -62,7 +74,11 @@ class CliTest {
     Run r = run("replay", "fixtures/memory/soft-memory-pressure.yaml");
     assertThat(r.code()).isZero();
     assertThat(r.out())
-        .contains("step 1  t=0s", "step 3  t=40s", "conditions  MemoryPressure", "acting on   memory.available")
+        .contains(
+            "step 1  t=0s",
+            "step 3  t=40s",
+            "conditions  MemoryPressure",
+            "acting on   memory.available")
         .contains("1. jobs/batch", "evicted     jobs/batch  grace 20s")
         .contains("result   PASS");
   }
@@ -71,7 +87,9 @@ class CliTest {
   void replayJsonIsMachineReadable() {
     Run r = run("replay", "-o", "json", "fixtures/memory/soft-memory-pressure.yaml");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("\"result\" : \"PASSED\"", "\"pod\" : \"jobs/batch\"", "\"gracePeriodSeconds\" : 20");
+    assertThat(r.out())
+        .contains(
+            "\"result\" : \"PASSED\"", "\"pod\" : \"jobs/batch\"", "\"gracePeriodSeconds\" : 20");
   }
 
   @Test
@@ -81,7 +99,8 @@ class CliTest {
     assertThat(ok.out()).startsWith("ok: rules: 12 files");
     Run bad = run("rules", "check", "src/test/resources/rulesets/syntax-error");
     assertThat(bad.code()).isEqualTo(2);
-    assertThat(bad.err()).startsWith("evictd: src/test/resources/rulesets/syntax-error/broken.drl:8:4: ");
+    assertThat(bad.err())
+        .startsWith("evictd: src/test/resources/rulesets/syntax-error/broken.drl:8:4: ");
     assertThat(bad.err().lines()).hasSize(1);
   }
 
@@ -95,7 +114,9 @@ class CliTest {
   @Test
   void planRunsOneSyncOnCapturedData(@TempDir Path dir) throws IOException {
     Path kc = dir.resolve("kubelet.yaml");
-    Files.writeString(kc, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard: {memory.available: 1Gi}\n");
+    Files.writeString(
+        kc,
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nevictionHard: {memory.available: 1Gi}\n");
     Path pods = dir.resolve("pods.yaml");
     Files.writeString(
         pods,
@@ -108,12 +129,40 @@ class CliTest {
         "{\"node\": {\"nodeName\": \"worker-7\", \"memory\": {\"availableBytes\": 536870912, \"workingSetBytes\": 7516192768}},"
             + " \"pods\": [{\"podRef\": {\"name\": \"web\", \"namespace\": \"prod\", \"uid\": \"u-web\"}, \"memory\": {\"workingSetBytes\": 104857600}},"
             + " {\"podRef\": {\"name\": \"batch\", \"namespace\": \"jobs\", \"uid\": \"u-batch\"}, \"memory\": {\"workingSetBytes\": 2147483648}}]}");
-    Run table = run("plan", "--config", kc.toString(), "--pods", pods.toString(), "--summary", summary.toString());
+    Run table =
+        run(
+            "plan",
+            "--config",
+            kc.toString(),
+            "--pods",
+            pods.toString(),
+            "--summary",
+            summary.toString());
     assertThat(table.code()).as(table.err()).isZero();
-    assertThat(table.out()).contains("node worker-7", "1. jobs/batch", "evicted     jobs/batch  grace 1s");
-    Run json = run("plan", "-o", "json", "--config", kc.toString(), "--pods", pods.toString(), "--summary", summary.toString());
-    assertThat(json.out()).contains("\"signal\" : \"memory.available\"", "\"pod\" : \"jobs/batch\"");
-    Run bad = run("plan", "--config", kc.toString(), "--pods", summary.toString(), "--summary", summary.toString());
+    assertThat(table.out())
+        .contains("node worker-7", "1. jobs/batch", "evicted     jobs/batch  grace 1s");
+    Run json =
+        run(
+            "plan",
+            "-o",
+            "json",
+            "--config",
+            kc.toString(),
+            "--pods",
+            pods.toString(),
+            "--summary",
+            summary.toString());
+    assertThat(json.out())
+        .contains("\"signal\" : \"memory.available\"", "\"pod\" : \"jobs/batch\"");
+    Run bad =
+        run(
+            "plan",
+            "--config",
+            kc.toString(),
+            "--pods",
+            summary.toString(),
+            "--summary",
+            summary.toString());
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).startsWith("evictd: " + summary + ":").doesNotContain("Exception");
   }
@@ -125,8 +174,11 @@ class CliTest {
     assertThat(r.out())
         .contains("step 3 (t=40s)", "acting on memory.available: soft memory.available < 500Mi")
         .contains("1. jobs/batch  noStats=0 exceedsRequest=1 priority=0 usageAboveRequest=2950Mi")
-        .contains("grace period 20s: soft threshold: evictionMaxPodGracePeriod 20s, capped by the pod's terminationGracePeriodSeconds 60s")
-        .contains("[decide] \"evict the first pod in rank order that is not exempt\"", "matched: ReclaimTarget[");
+        .contains(
+            "grace period 20s: soft threshold: evictionMaxPodGracePeriod 20s, capped by the pod's terminationGracePeriodSeconds 60s")
+        .contains(
+            "[decide] \"evict the first pod in rank order that is not exempt\"",
+            "matched: ReclaimTarget[");
     Run step1 = run("explain", "--step", "1", "fixtures/memory/soft-memory-pressure.yaml");
     assertThat(step1.out()).contains("no threshold is met: nothing to act on");
     Run bad = run("explain", "--step", "9", "fixtures/memory/soft-memory-pressure.yaml");
@@ -145,11 +197,20 @@ class CliTest {
 
   @Test
   void diffListsWherePoliciesDisagree() {
-    Run r = run("diff", "--rules", "fixtures/examples/qos-ranking/rules", "--against", "default", "fixtures/examples/qos-ranking");
+    Run r =
+        run(
+            "diff",
+            "--rules",
+            "fixtures/examples/qos-ranking/rules",
+            "--against",
+            "default",
+            "fixtures/examples/qos-ranking");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out())
-        .contains("step 1: evicted: [apps/besteffort-small grace 1s] | [apps/burstable-hog grace 1s]")
-        .endsWith("2 fixtures compared, 2 differ (fixtures/examples/qos-ranking/rules vs default)\n");
+        .contains(
+            "step 1: evicted: [apps/besteffort-small grace 1s] | [apps/burstable-hog grace 1s]")
+        .endsWith(
+            "2 fixtures compared, 2 differ (fixtures/examples/qos-ranking/rules vs default)\n");
     Run same = run("diff", "--rules", "rules", "--against", "default", "fixtures/pid");
     assertThat(same.code()).isZero();
     assertThat(same.out()).contains("0 differ");
@@ -157,33 +218,59 @@ class CliTest {
 
   @Test
   void aChangedEvictionMethodShowsInDiffExplainAndReplay() {
-    // the PDB example only changes how pods are evicted in this fixture: without the method it would look the same
-    String fixture = "fixtures/examples/pdb-aware-soft-evictions/hard-thresholds-and-storage-limits-delete.yaml";
-    Run diff = run("diff", "--rules", "fixtures/examples/pdb-aware-soft-evictions/rules", "--against", "default", fixture);
+    // the PDB example only changes how pods are evicted in this fixture: without the method it
+    // would look the same
+    String fixture =
+        "fixtures/examples/pdb-aware-soft-evictions/hard-thresholds-and-storage-limits-delete.yaml";
+    Run diff =
+        run(
+            "diff",
+            "--rules",
+            "fixtures/examples/pdb-aware-soft-evictions/rules",
+            "--against",
+            "default",
+            fixture);
     assertThat(diff.code()).isEqualTo(1);
     assertThat(diff.out())
-        .contains("step 2: evicted: [shop/checkout-7b9f4-aaaaa grace 30s method evict] | [shop/checkout-7b9f4-aaaaa grace 30s]")
-        .contains("step 3: evicted: [shop/checkout-7b9f4-aaaaa grace 1s method delete] | [shop/checkout-7b9f4-aaaaa grace 1s]")
+        .contains(
+            "step 2: evicted: [shop/checkout-7b9f4-aaaaa grace 30s method evict] | [shop/checkout-7b9f4-aaaaa grace 30s]")
+        .contains(
+            "step 3: evicted: [shop/checkout-7b9f4-aaaaa grace 1s method delete] | [shop/checkout-7b9f4-aaaaa grace 1s]")
         .doesNotContain("step 4:");
     Run explain = run("explain", fixture, "--step", "2");
-    assertThat(explain.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available, method evict)");
+    assertThat(explain.out())
+        .contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available, method evict)");
     Run explainDefaults = run("explain", "--rules", "rules", fixture, "--step", "2");
-    assertThat(explainDefaults.out()).contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available)\n");
+    assertThat(explainDefaults.out())
+        .contains("evict shop/checkout-7b9f4-aaaaa (pressure, memory.available)\n");
     Run replay = run("replay", fixture);
-    assertThat(replay.out()).contains("shop/checkout-7b9f4-aaaaa  grace 1s method delete  (memory.available)");
+    assertThat(replay.out())
+        .contains("shop/checkout-7b9f4-aaaaa  grace 1s method delete  (memory.available)");
   }
 
   @Test
   void testWritesJunitXmlAndFilters(@TempDir Path dir) throws IOException {
     Path xml = dir.resolve("report/junit.xml");
-    Run r = run("test", "--filter", "pid-pressure\\.yaml$", "--junit-xml", xml.toString(), "fixtures/pid");
+    Run r =
+        run(
+            "test",
+            "--filter",
+            "pid-pressure\\.yaml$",
+            "--junit-xml",
+            xml.toString(),
+            "fixtures/pid");
     assertThat(r.code()).isZero();
     assertThat(r.out()).endsWith("1 passed, 0 failed\n");
     String report = Files.readString(xml);
-    assertThat(report).contains("<testsuite name=\"evictd fixtures\" tests=\"1\" failures=\"0\" errors=\"0\"");
+    assertThat(report)
+        .contains("<testsuite name=\"evictd fixtures\" tests=\"1\" failures=\"0\" errors=\"0\"");
     assertThat(report).contains("<testcase classname=\"fixtures/pid/pid-pressure.yaml\"");
-    Files.writeString(dir.resolve("f.yaml"), PASSING.replace("gracePeriodSeconds: 1", "gracePeriodSeconds: 30"));
+    Files.writeString(
+        dir.resolve("f.yaml"), PASSING.replace("gracePeriodSeconds: 1", "gracePeriodSeconds: 30"));
     run("test", "--junit-xml", xml.toString(), dir.toString());
-    assertThat(Files.readString(xml)).contains("failures=\"1\"", "<failure message=\"step 1: evicted[0].gracePeriodSeconds: expected 30, actual 1\">");
+    assertThat(Files.readString(xml))
+        .contains(
+            "failures=\"1\"",
+            "<failure message=\"step 1: evicted[0].gracePeriodSeconds: expected 30, actual 1\">");
   }
 }

@@ -87,8 +87,10 @@ class HostCommandsTest {
     TestCgroup.assumeRootWithCgroupV1();
     Run r = run("doctor");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
-    assertThat(r.out()).containsPattern("(?m)^ok +cgroup +cgroup v1, memory controller at /sys/fs/cgroup/memory$");
-    assertThat(r.out()).containsPattern("(?m)^ok +memcg-notifier +threshold on evictd-doctor-\\S+ crossed up");
+    assertThat(r.out())
+        .containsPattern("(?m)^ok +cgroup +cgroup v1, memory controller at /sys/fs/cgroup/memory$");
+    assertThat(r.out())
+        .containsPattern("(?m)^ok +memcg-notifier +threshold on evictd-doctor-\\S+ crossed up");
     assertThat(r.out()).containsPattern("(?m)^ok +psi +/proc/pressure/memory readable");
     assertThat(r.out().lines()).allMatch(l -> l.matches("^(ok|warn|fail) +\\S.*"));
   }

@@ -30,8 +30,13 @@ class RuleTrustCliTest {
 
     CliTest.Run other = run("rules", "check", "rules", "--rules-sha256", "f".repeat(64));
     assertThat(other.code()).isEqualTo(2);
-    assertThat(other.err()).isEqualTo("evictd: rules: the rule set's SHA-256 is " + sha + ", not the pinned "
-        + "f".repeat(64) + " (--rules-sha256)\n");
+    assertThat(other.err())
+        .isEqualTo(
+            "evictd: rules: the rule set's SHA-256 is "
+                + sha
+                + ", not the pinned "
+                + "f".repeat(64)
+                + " (--rules-sha256)\n");
 
     CliTest.Run malformed = run("rules", "check", "--rules-sha256", "latest");
     assertThat(malformed.code()).isEqualTo(2);
@@ -40,19 +45,27 @@ class RuleTrustCliTest {
 
   @Test
   void thePinAppliesToEveryCommandThatLoadsRules() {
-    CliTest.Run r = run("replay", "--rules-sha256", "0".repeat(64), "fixtures/memory/soft-memory-pressure.yaml");
+    CliTest.Run r =
+        run(
+            "replay",
+            "--rules-sha256",
+            "0".repeat(64),
+            "fixtures/memory/soft-memory-pressure.yaml");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("default: the rule set's SHA-256 is ", "not the pinned " + "0".repeat(64));
+    assertThat(r.err())
+        .contains("default: the rule set's SHA-256 is ", "not the pinned " + "0".repeat(64));
   }
 
   @Test
-  void rulesCheckWarnsAboutFilesOthersCanWriteAndStrictPermissionsRefusesThem(@TempDir Path dir) throws IOException {
+  void rulesCheckWarnsAboutFilesOthersCanWriteAndStrictPermissionsRefusesThem(@TempDir Path dir)
+      throws IOException {
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
     Path file = Files.writeString(dir.resolve("r.drl"), SAFE);
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-r--"));
     CliTest.Run warned = run("rules", "check", dir.toString());
     assertThat(warned.code()).as(warned.err()).isZero();
-    assertThat(warned.err()).isEqualTo("evictd: warning: " + file + ": writable by group (mode 0664)\n");
+    assertThat(warned.err())
+        .isEqualTo("evictd: warning: " + file + ": writable by group (mode 0664)\n");
 
     CliTest.Run strict = run("rules", "check", "--strict-permissions", dir.toString());
     assertThat(strict.code()).isEqualTo(2);
@@ -75,7 +88,9 @@ class RuleTrustCliTest {
     assertThat(allowed.err())
         .contains("evictd: warning: " + HOSTILE + ": policy lint disabled")
         .contains(
-            "evictd: warning: " + HOSTILE + ":11: rule \"hostile: runtime\": refused: java.lang.Runtime (processes)");
+            "evictd: warning: "
+                + HOSTILE
+                + ":11: rule \"hostile: runtime\": refused: java.lang.Runtime (processes)");
   }
 
   @Test

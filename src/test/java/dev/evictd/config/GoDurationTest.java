@@ -27,8 +27,15 @@ class GoDurationTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"'', invalid duration", "5, missing unit", "1d, unknown unit", "1.2.3s, missing unit", "s, invalid duration",
-      "9999999999h, invalid duration", "- 5s, invalid duration"})
+  @CsvSource({
+    "'', invalid duration",
+    "5, missing unit",
+    "1d, unknown unit",
+    "1.2.3s, missing unit",
+    "s, invalid duration",
+    "9999999999h, invalid duration",
+    "- 5s, invalid duration"
+  })
   void refusesLikeGo(String text, String message) {
     assertThatThrownBy(() -> GoDuration.parse(text)).hasMessageContaining(message);
   }

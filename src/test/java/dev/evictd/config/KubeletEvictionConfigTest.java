@@ -58,7 +58,10 @@ class KubeletEvictionConfigTest {
   void givenEvictionHardDropsUnlistedDefaultsUnlessMerged() {
     assertThat(ids(load("evictionHard: {memory.available: 1Gi}\nenforceNodeAllocatable: []\n")))
         .containsExactly("hard memory.available<1Gi");
-    assertThat(ids(load("evictionHard: {memory.available: 1Gi}\nmergeDefaultEvictionSettings: true\nenforceNodeAllocatable: []\n")))
+    assertThat(
+            ids(
+                load(
+                    "evictionHard: {memory.available: 1Gi}\nmergeDefaultEvictionSettings: true\nenforceNodeAllocatable: []\n")))
         .startsWith("hard memory.available<1Gi", "hard nodefs.available<10%")
         .hasSize(7);
   }
@@ -73,7 +76,9 @@ class KubeletEvictionConfigTest {
                 + "evictionMinimumReclaim: {memory.available: 500Mi}\n");
     assertThat(ids(c))
         .containsExactly(
-            "hard memory.available<1Gi", "soft memory.available<2Gi", "hard allocatableMemory.available (copy of memory.available)<1Gi");
+            "hard memory.available<1Gi",
+            "soft memory.available<2Gi",
+            "hard allocatableMemory.available (copy of memory.available)<1Gi");
     Threshold copy = c.thresholds().get(2);
     assertThat(copy.signal()).isEqualTo(Signal.ALLOCATABLE_MEMORY_AVAILABLE);
     assertThat(copy.minReclaim().text()).isEqualTo("500Mi");
@@ -82,7 +87,10 @@ class KubeletEvictionConfigTest {
 
   @Test
   void zeroAndHundredPercentDisableAThreshold() {
-    assertThat(load("evictionHard: {memory.available: \"0%\", nodefs.available: \"100%\"}\n").thresholds()).isEmpty();
+    assertThat(
+            load("evictionHard: {memory.available: \"0%\", nodefs.available: \"100%\"}\n")
+                .thresholds())
+        .isEmpty();
   }
 
   @Test
@@ -94,21 +102,25 @@ class KubeletEvictionConfigTest {
 
   @Test
   void yamlIntegersAreAcceptedAsThresholdValues() {
-    assertThat(ids(load("evictionHard: {pid.available: 1200}\n"))).containsExactly("hard pid.available<1200");
+    assertThat(ids(load("evictionHard: {pid.available: 1200}\n")))
+        .containsExactly("hard pid.available<1200");
   }
 
   @Test
   void softThresholdWithZeroGraceIsHard() {
     EvictionConfig c =
-        load("evictionHard: {}\nevictionSoft: {memory.available: 1Gi}\nevictionSoftGracePeriod: {memory.available: 0s}\n");
+        load(
+            "evictionHard: {}\nevictionSoft: {memory.available: 1Gi}\nevictionSoftGracePeriod: {memory.available: 0s}\n");
     assertThat(c.thresholds().get(0).isHard()).isTrue();
     assertThat(ids(c)).hasSize(2); // and it gets an allocatable copy, as the kubelet does
   }
 
   @Test
   void transitionPeriodZeroDefaultsToFiveMinutes() {
-    assertThat(load("evictionPressureTransitionPeriod: 0s\n").pressureTransitionPeriod()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(load("evictionPressureTransitionPeriod: 30s\n").pressureTransitionPeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(load("evictionPressureTransitionPeriod: 0s\n").pressureTransitionPeriod())
+        .isEqualTo(Duration.ofMinutes(5));
+    assertThat(load("evictionPressureTransitionPeriod: 30s\n").pressureTransitionPeriod())
+        .isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test
@@ -116,8 +128,13 @@ class KubeletEvictionConfigTest {
     String cfg =
         "evictionHard: {nodefs.available: 10%, imagefs.available: 20%, containerfs.available: 30%}\nenforceNodeAllocatable: []\n";
     EvictionConfig shared = load(cfg, FsLayout.SHARED);
-    assertThat(ids(shared)).contains("hard containerfs.available<10%").doesNotContain("hard containerfs.available<30%");
-    assertThat(shared.warnings()).singleElement().asString().contains("containerfs.available", "replaced", "nodefs.available");
+    assertThat(ids(shared))
+        .contains("hard containerfs.available<10%")
+        .doesNotContain("hard containerfs.available<30%");
+    assertThat(shared.warnings())
+        .singleElement()
+        .asString()
+        .contains("containerfs.available", "replaced", "nodefs.available");
     assertThat(ids(load(cfg, FsLayout.DEDICATED))).contains("hard containerfs.available<20%");
     assertThat(ids(load(cfg, FsLayout.SPLIT))).contains("hard containerfs.available<10%");
   }

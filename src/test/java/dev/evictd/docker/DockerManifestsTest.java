@@ -15,7 +15,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** No Docker engine runs here: the manifests are checked statically against the code that will run in them. */
+/**
+ * No Docker engine runs here: the manifests are checked statically against the code that will run
+ * in them.
+ */
 class DockerManifestsTest {
   static final Path DOCKER = Path.of("docker");
 
@@ -39,7 +42,10 @@ class DockerManifestsTest {
 
   static AgentConfig agentConfig() throws IOException {
     Path p = DOCKER.resolve("agent.yaml");
-    return AgentConfig.resolve(YamlNode.parse(p.toString(), Files.readAllBytes(p)), Map.of(), Map.of("NODE_NAME", "node-1"));
+    return AgentConfig.resolve(
+        YamlNode.parse(p.toString(), Files.readAllBytes(p)),
+        Map.of(),
+        Map.of("NODE_NAME", "node-1"));
   }
 
   @Test
@@ -51,9 +57,15 @@ class DockerManifestsTest {
     YamlNode sc = at(container(), "securityContext");
     assertThat(at(sc, "readOnlyRootFilesystem").asBoolean()).isTrue();
     assertThat(at(sc, "allowPrivilegeEscalation").asBoolean()).isFalse();
-    assertThat(at(sc, "capabilities", "drop").asList()).extracting(YamlNode::asText).containsExactly("ALL");
-    assertThat(at(sc, "capabilities", "add").asList()).extracting(YamlNode::asText).containsExactly("KILL");
-    assertThat(spec.get("hostNetwork")).as("no host network: metrics stay in the pod's namespace").isNull();
+    assertThat(at(sc, "capabilities", "drop").asList())
+        .extracting(YamlNode::asText)
+        .containsExactly("ALL");
+    assertThat(at(sc, "capabilities", "add").asList())
+        .extracting(YamlNode::asText)
+        .containsExactly("KILL");
+    assertThat(spec.get("hostNetwork"))
+        .as("no host network: metrics stay in the pod's namespace")
+        .isNull();
     YamlNode res = at(container(), "resources");
     assertThat(at(res, "limits", "memory").asText()).isNotBlank();
     assertThat(at(res, "requests", "memory").asText()).isNotBlank();
@@ -66,9 +78,16 @@ class DockerManifestsTest {
       mounts.put(at(m, "mountPath").asText(), m);
     }
     AgentConfig c = agentConfig();
-    assertThat(mounts).containsKeys(
-        c.cgroupRoot().toString(), c.kubeletRootDir().toString(), c.runtimeRootDir().toString(), c.rules().toString(), "/tmp");
-    assertThat(mounts.get(c.cgroupRoot().toString()).get("readOnly")).as("memcg event_control is written").isNull();
+    assertThat(mounts)
+        .containsKeys(
+            c.cgroupRoot().toString(),
+            c.kubeletRootDir().toString(),
+            c.runtimeRootDir().toString(),
+            c.rules().toString(),
+            "/tmp");
+    assertThat(mounts.get(c.cgroupRoot().toString()).get("readOnly"))
+        .as("memcg event_control is written")
+        .isNull();
     assertThat(at(mounts.get(c.kubeletRootDir().toString()), "readOnly").asBoolean()).isTrue();
     assertThat(at(mounts.get(c.runtimeRootDir().toString()), "readOnly").asBoolean()).isTrue();
     assertThat(at(mounts.get(c.rules().toString()), "readOnly").asBoolean()).isTrue();
@@ -77,13 +96,15 @@ class DockerManifestsTest {
     at(container(), "args").asList().forEach(a -> args.add(a.asText()));
     assertThat(args).containsExactly("run", "--config", "/etc/evictd/agent.yaml");
     assertThat(mounts).containsKey("/etc/evictd/agent.yaml");
-    assertThat(Files.readString(DOCKER.resolve("Dockerfile"))).contains("CMD [\"run\", \"--config\", \"/etc/evictd/agent.yaml\"]");
+    assertThat(Files.readString(DOCKER.resolve("Dockerfile")))
+        .contains("CMD [\"run\", \"--config\", \"/etc/evictd/agent.yaml\"]");
   }
 
   @Test
   void probesAndPortMatchTheMetricsAddress() throws IOException {
     AgentConfig c = agentConfig();
-    int port = Integer.parseInt(c.metricsAddress().substring(c.metricsAddress().lastIndexOf(':') + 1));
+    int port =
+        Integer.parseInt(c.metricsAddress().substring(c.metricsAddress().lastIndexOf(':') + 1));
     YamlNode ports = at(container(), "ports").asList().get(0);
     assertThat(at(ports, "containerPort").asLong(0, 65535)).isEqualTo(port);
     assertThat(c.metricsAddress()).as("probes reach the pod IP").startsWith("0.0.0.0:");
@@ -113,10 +134,13 @@ class DockerManifestsTest {
         assertThat(DOCKER.resolve(f.asText())).exists();
       }
     }
-    String sa = at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "serviceAccountName").asText();
+    String sa =
+        at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "serviceAccountName")
+            .asText();
     boolean found = false;
     for (YamlNode d : docs("rbac.yaml")) {
-      if ("ServiceAccount".equals(at(d, "kind").asText()) && sa.equals(at(d, "metadata", "name").asText())) {
+      if ("ServiceAccount".equals(at(d, "kind").asText())
+          && sa.equals(at(d, "metadata", "name").asText())) {
         found = true;
       }
     }
@@ -124,7 +148,8 @@ class DockerManifestsTest {
     // the config maps the DaemonSet mounts are the ones the kustomization generates
     List<String> generated = new ArrayList<>();
     at(k, "configMapGenerator").asList().forEach(g -> generated.add(at(g, "name").asText()));
-    for (YamlNode v : at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "volumes").asList()) {
+    for (YamlNode v :
+        at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "volumes").asList()) {
       if (v.get("configMap") != null) {
         assertThat(generated).contains(at(v, "configMap", "name").asText());
       }

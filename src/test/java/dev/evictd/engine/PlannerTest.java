@@ -46,7 +46,8 @@ class PlannerTest {
     for (Pod p : pods) {
       ps.add(
           new Summary.PodStats(
-              new Summary.PodReference(p.getMetadata().getName(), "default", "default/" + p.getMetadata().getName()),
+              new Summary.PodReference(
+                  p.getMetadata().getName(), "default", "default/" + p.getMetadata().getName()),
               List.of(),
               new Summary.MemoryStats(null, null, null, podUsageMi * MI, null),
               List.of(),
@@ -55,17 +56,24 @@ class PlannerTest {
     }
     return new Summary(
         new Summary.NodeStats(
-            "n", new Summary.MemoryStats(null, availableMi * MI, null, 4096 * MI, null), null, null, null, null),
+            "n",
+            new Summary.MemoryStats(null, availableMi * MI, null, 4096 * MI, null),
+            null,
+            null,
+            null,
+            null),
         ps);
   }
 
-  static final String HARD_1GI = "evictionHard: {memory.available: 1Gi}\nenforceNodeAllocatable: []\n";
+  static final String HARD_1GI =
+      "evictionHard: {memory.available: 1Gi}\nenforceNodeAllocatable: []\n";
 
   @Test
   void evictsTheFirstRankedPodAndFollowsPodListChanges() {
     try (Planner planner = new Planner(RuleCompiler.compileDefault(), config(HARD_1GI))) {
       List<Pod> pods = List.of(pod("a", 10), pod("b", 0), pod("c", 5));
-      EvictionPlan p1 = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p1 =
+          planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p1.decisions()).extracting(d -> d.pod().key()).containsExactly("default/b");
       assertThat(p1.decisions().get(0).rules())
           .first()
@@ -74,11 +82,17 @@ class PlannerTest {
           .contains("select the threshold to act on: memory first, then disk, then PID");
       // b is gone: the next sync ranks the remaining pods only
       List<Pod> rest = List.of(pods.get(0), pods.get(2));
-      EvictionPlan p2 = planner.sync(T0.plusSeconds(10), summary(600, rest, 100), rest, PlannerHooks.noReclaim(null));
-      assertThat(p2.ranking()).extracting(r -> r.pod().key()).containsExactly("default/c", "default/a");
+      EvictionPlan p2 =
+          planner.sync(
+              T0.plusSeconds(10), summary(600, rest, 100), rest, PlannerHooks.noReclaim(null));
+      assertThat(p2.ranking())
+          .extracting(r -> r.pod().key())
+          .containsExactly("default/c", "default/a");
       assertThat(p2.decisions()).extracting(d -> d.pod().key()).containsExactly("default/c");
       // pressure relieved: no ranking, condition kept for the transition period
-      EvictionPlan p3 = planner.sync(T0.plusSeconds(20), summary(2000, rest, 100), rest, PlannerHooks.noReclaim(null));
+      EvictionPlan p3 =
+          planner.sync(
+              T0.plusSeconds(20), summary(2000, rest, 100), rest, PlannerHooks.noReclaim(null));
       assertThat(p3.decisions()).isEmpty();
       assertThat(p3.ranking()).isEmpty();
       assertThat(p3.conditions()).hasSize(1);
@@ -91,12 +105,15 @@ class PlannerTest {
     RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/throws"));
     try (Planner planner = new Planner(rules, config(HARD_1GI))) {
       List<Pod> pods = List.of(pod("a", 0));
-      EvictionPlan p = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p =
+          planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p.failed()).as("%s", p).isTrue();
       assertThat(p.failure()).contains("rule \"explodes when a pod is ranked\"", "boom", "decide");
       assertThat(p.decisions()).isEmpty();
       // the session stays usable: the next sync fails the same way, and does not crash
-      EvictionPlan p2 = planner.sync(T0.plusSeconds(10), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p2 =
+          planner.sync(
+              T0.plusSeconds(10), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p2.failed()).isTrue();
       assertThat(p2.decisions()).isEmpty();
     }
@@ -107,7 +124,8 @@ class PlannerTest {
     RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/runaway"));
     try (Planner planner = new Planner(rules, config(HARD_1GI), 10_000)) {
       List<Pod> pods = List.of(pod("a", 0));
-      EvictionPlan p = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p =
+          planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p.failed()).isTrue();
       assertThat(p.failure()).contains("too many rule firings", "loops forever");
       assertThat(p.decisions()).isEmpty();
@@ -115,17 +133,20 @@ class PlannerTest {
   }
 
   @Test
-  void aRuleStuckInJavaFailsTheSyncWithinTheTimeBudgetAndCannotReachLaterSyncs() throws InterruptedException {
+  void aRuleStuckInJavaFailsTheSyncWithinTheTimeBudgetAndCannotReachLaterSyncs()
+      throws InterruptedException {
     RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/spins"));
     SyncBudget budget = SyncBudget.DEFAULT.withTime(java.time.Duration.ofSeconds(1));
     try (Planner planner = new Planner(rules, config(HARD_1GI), budget)) {
       List<Pod> pods = List.of(pod("a", 0));
       long t0 = System.nanoTime();
-      EvictionPlan p1 = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p1 =
+          planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       long elapsedMs = (System.nanoTime() - t0) / 1_000_000;
       assertThat(p1.failed()).isTrue();
       assertThat(p1.failure())
-          .contains("rule \"spins in Java in the first sync\" did not finish within the time budget of 1s")
+          .contains(
+              "rule \"spins in Java in the first sync\" did not finish within the time budget of 1s")
           .contains("in phase observe", "abandoned (1 so far)");
       assertThat(p1.decisions()).isEmpty();
       // the budget plus the grace given to halt(), well before the rule would have finished (2.5 s)
@@ -133,13 +154,18 @@ class PlannerTest {
       assertThat(planner.abandonedRuleThreads()).isEqualTo(1);
 
       // the planner carries on with a fresh session: the default rules evict the pod
-      EvictionPlan p2 = planner.sync(T0.plusSeconds(10), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p2 =
+          planner.sync(
+              T0.plusSeconds(10), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p2.failed()).as("%s", p2.failure()).isFalse();
       assertThat(p2.decisions()).extracting(d -> d.pod().name()).containsExactly("a");
 
-      // once the stuck consequence ends, its decision goes to the abandoned session, never to a plan
+      // once the stuck consequence ends, its decision goes to the abandoned session, never to a
+      // plan
       Thread.sleep(Math.max(0, 2700 - (System.nanoTime() - t0) / 1_000_000));
-      EvictionPlan p3 = planner.sync(T0.plusSeconds(20), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p3 =
+          planner.sync(
+              T0.plusSeconds(20), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat(p3.failed()).isFalse();
       assertThat(p3.decisions()).noneMatch(d -> d.signal().equals("zombie"));
       assertThat(p3.decisions()).extracting(d -> d.pod().name()).containsExactly("a");
@@ -153,10 +179,12 @@ class PlannerTest {
     try (Planner planner = new Planner(rules, config(HARD_1GI), budget)) {
       List<Pod> pods = List.of(pod("a", 0));
       long t0 = System.nanoTime();
-      EvictionPlan p = planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p =
+          planner.sync(T0, summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1500L);
       assertThat(p.failed()).isTrue();
-      assertThat(p.failure()).containsAnyOf("were still firing at the end of", "did not finish within");
+      assertThat(p.failure())
+          .containsAnyOf("were still firing at the end of", "did not finish within");
       assertThat(p.failure()).contains("the time budget of 500ms", "loops forever", "phase track");
       assertThat(p.failure()).doesNotContain("abandoned");
       assertThat(p.decisions()).isEmpty();
@@ -178,20 +206,27 @@ class PlannerTest {
       List<Pod> pods = List.of(pod("a", 0));
       for (int i = 1; i <= Planner.MAX_ABANDONED_THREADS; i++) {
         EvictionPlan p =
-            planner.sync(T0.plusSeconds(10L * i), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+            planner.sync(
+                T0.plusSeconds(10L * i),
+                summary(500, pods, 100),
+                pods,
+                PlannerHooks.noReclaim(null));
         assertThat(p.failed()).isTrue();
         assertThat(p.failure())
-            .contains("rules did not finish within the time budget of 300ms while observing and selecting")
+            .contains(
+                "rules did not finish within the time budget of 300ms while observing and selecting")
             .contains("(in a condition")
             .endsWith("abandoned (" + i + " so far)");
         assertThat(p.decisions()).isEmpty();
       }
       long t0 = System.nanoTime();
       EvictionPlan stopped =
-          planner.sync(T0.plusSeconds(60), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+          planner.sync(
+              T0.plusSeconds(60), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
       assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(100L);
       assertThat(stopped.failure())
-          .isEqualTo("3 rule threads are stuck in rules that never finished; evictd must be restarted");
+          .isEqualTo(
+              "3 rule threads are stuck in rules that never finished; evictd must be restarted");
     }
   }
 
@@ -199,7 +234,8 @@ class PlannerTest {
   void missingStatisticsMeanNoObservationAndNoEviction() {
     try (Planner planner = new Planner(RuleCompiler.compileDefault(), config(HARD_1GI))) {
       List<Pod> pods = List.of(pod("a", 0));
-      EvictionPlan p = planner.sync(T0, new Summary(null, List.of()), pods, PlannerHooks.noReclaim(null));
+      EvictionPlan p =
+          planner.sync(T0, new Summary(null, List.of()), pods, PlannerHooks.noReclaim(null));
       assertThat(p.observations()).isEmpty();
       assertThat(p.decisions()).isEmpty();
       assertThat(p.conditions()).isEmpty();

@@ -18,10 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The policy lint: every file of the hostile corpus is refused with its reason and line, and the rules evictd
- * ships and the example policies pass. Each hostile file says on its second line what must be refused: {@code //
- * expect: LINE: WHERE: refused: NAME (REASON)} for the source check ({@code ...} at the end: a prefix), and {@code
- * compiled: OWNER.MEMBER} for what the compiled-code check must catch when the source check is switched off.
+ * The policy lint: every file of the hostile corpus is refused with its reason and line, and the
+ * rules evictd ships and the example policies pass. Each hostile file says on its second line what
+ * must be refused: {@code // expect: LINE: WHERE: refused: NAME (REASON)} for the source check
+ * ({@code ...} at the end: a prefix), and {@code compiled: OWNER.MEMBER} for what the compiled-code
+ * check must catch when the source check is switched off.
  */
 class PolicyLintTest {
   static final Path HOSTILE = Path.of("src/test/resources/hostile-rules");
@@ -67,10 +68,14 @@ class PolicyLintTest {
   void everyHostileFileIsRefusedWithItsReasonAndLine(Path file) {
     Expectation e = expectation(file);
     RulesException refused =
-        assertThrows(RulesException.class, () -> RuleCompiler.compileFile(file, RuleCompiler.Options.STRICT));
+        assertThrows(
+            RulesException.class,
+            () -> RuleCompiler.compileFile(file, RuleCompiler.Options.STRICT));
     List<String> lines = refused.getMessage().lines().toList();
     if (e.source() != null) {
-      assertThat(lines).as("%s", refused.getMessage()).anySatisfy(l -> assertMatches(l, file + ":" + e.source()));
+      assertThat(lines)
+          .as("%s", refused.getMessage())
+          .anySatisfy(l -> assertMatches(l, file + ":" + e.source()));
     } else {
       assertThat(lines)
           .as("%s", refused.getMessage())
@@ -92,7 +97,8 @@ class PolicyLintTest {
     assertThat(code).as("%s", err).isEqualTo(2);
     String expected = e.source() != null ? e.source() : null;
     if (expected != null) {
-      String prefix = expected.endsWith("...") ? expected.substring(0, expected.length() - 3) : expected;
+      String prefix =
+          expected.endsWith("...") ? expected.substring(0, expected.length() - 3) : expected;
       assertThat(err.toString()).startsWith("evictd: ").contains(file + ":" + prefix);
     } else {
       assertThat(err.toString()).contains(file + ":").contains(e.compiled());
@@ -113,20 +119,32 @@ class PolicyLintTest {
   }
 
   @Test
-  void withTheLintOffHostileFilesCompileAndTheCompiledCodeCheckStillCatchesTheirJava() throws IOException {
+  void withTheLintOffHostileFilesCompileAndTheCompiledCodeCheckStillCatchesTheirJava()
+      throws IOException {
     List<RuleSource> sources = new ArrayList<>();
-    List<Path> files = hostileFiles().filter(p -> !NOT_COMPILED_TOGETHER.contains(p.getFileName().toString())).toList();
+    List<Path> files =
+        hostileFiles()
+            .filter(p -> !NOT_COMPILED_TOGETHER.contains(p.getFileName().toString()))
+            .toList();
     for (Path f : files) {
       sources.add(new RuleSource(f.getFileName().toString(), f.toString(), Files.readString(f)));
     }
     RuleSet rs =
-        RuleCompiler.compile("hostile", sources, new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE));
+        RuleCompiler.compile(
+            "hostile",
+            sources,
+            new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE));
     assertThat(rs.warnings().get(0)).contains("policy lint disabled");
     for (Path f : files) {
       Expectation e = expectation(f);
       if (e.source() != null) {
-        String prefix = e.source().endsWith("...") ? e.source().substring(0, e.source().length() - 3) : e.source();
-        assertThat(rs.warnings()).as("source check, %s", f).anySatisfy(w -> assertThat(w).startsWith(f + ":" + prefix));
+        String prefix =
+            e.source().endsWith("...")
+                ? e.source().substring(0, e.source().length() - 3)
+                : e.source();
+        assertThat(rs.warnings())
+            .as("source check, %s", f)
+            .anySatisfy(w -> assertThat(w).startsWith(f + ":" + prefix));
       }
       if (e.compiled() != null) {
         assertThat(rs.warnings())
@@ -141,7 +159,8 @@ class PolicyLintTest {
     assertThat(PolicyLint.check(RuleCompiler.readDefault()).findings()).isEmpty();
     List<Path> dirs = new ArrayList<>();
     try (Stream<Path> s = Files.walk(Path.of("fixtures/examples"))) {
-      s.filter(p -> p.getFileName().toString().equals("rules") && Files.isDirectory(p)).forEach(dirs::add);
+      s.filter(p -> p.getFileName().toString().equals("rules") && Files.isDirectory(p))
+          .forEach(dirs::add);
     }
     assertThat(dirs).isNotEmpty();
     dirs.add(Path.of("src/test/resources/rulesets/throws"));
@@ -153,24 +172,29 @@ class PolicyLintTest {
 
   @Test
   void whatAPolicyNeedsIsAllowedAndCompiles() {
-    // collections, streams, lambdas, java.time, BigDecimal, text blocks, declared types, functions, queries,
+    // collections, streams, lambdas, java.time, BigDecimal, text blocks, declared types, functions,
+    // queries,
     // accumulate functions, from/collect, eval, modify, EvictionMessages
     RuleSet rs = RuleCompiler.compile(Path.of("src/test/resources/rulesets/lint-allowed"));
     assertThat(rs.warnings()).isEmpty();
-    assertThat(rs.kieBase().getKiePackage("dev.evictd.rules").getRules()).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(rs.kieBase().getKiePackage("dev.evictd.rules").getRules())
+        .hasSizeGreaterThanOrEqualTo(4);
   }
 
   @Test
   void theLintCostsLittleNextToCompiling() {
     List<RuleSource> sources = RuleCompiler.readDefault();
-    RuleCompiler.Options options = new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE);
+    RuleCompiler.Options options =
+        new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE);
     long lint = Long.MAX_VALUE;
     long compile = Long.MAX_VALUE;
     for (int i = 0; i < 4; i++) {
       long t0 = System.nanoTime();
       PolicyLint.Report r = PolicyLint.check(sources);
       long t1 = System.nanoTime();
-      RuleSet rs = RuleCompiler.compile("default", sources, options); // runs the lint once more: charged to it
+      RuleSet rs =
+          RuleCompiler.compile(
+              "default", sources, options); // runs the lint once more: charged to it
       long t2 = System.nanoTime();
       CompiledCodeCheck.check(rs.kieBase(), r, "default");
       long t3 = System.nanoTime();
@@ -180,7 +204,8 @@ class PolicyLintTest {
       }
     }
     System.out.printf(
-        "policy lint of the default rules: %d ms; compiling them: %d ms%n", lint / 1_000_000, compile / 1_000_000);
+        "policy lint of the default rules: %d ms; compiling them: %d ms%n",
+        lint / 1_000_000, compile / 1_000_000);
     assertThat(lint).isLessThan(compile / 2);
   }
 
@@ -189,11 +214,13 @@ class PolicyLintTest {
     String drl =
         "package dev.evictd.rules;\nimport dev.evictd.api.*;\n"
             + "rule \"r\" when $p: PodFact(name matches \"a\\\\u0041\") then insert($p.name()); end\n";
-    assertThat(PolicyLint.check(List.of(new RuleSource("r.drl", "r.drl", drl))).findings()).isEmpty();
+    assertThat(PolicyLint.check(List.of(new RuleSource("r.drl", "r.drl", drl))).findings())
+        .isEmpty();
     String escaped = drl.replace("\\\\u0041", "\\u0041");
     assertThat(PolicyLint.check(List.of(new RuleSource("r.drl", "r.drl", escaped))).findings())
         .singleElement()
-        .hasToString("r.drl:3: refused: \\u0041 (unicode escape (hides code from review; write the character itself))");
+        .hasToString(
+            "r.drl:3: refused: \\u0041 (unicode escape (hides code from review; write the character itself))");
   }
 
   @Test
@@ -204,7 +231,8 @@ class PolicyLintTest {
         "package dev.evictd.rules;\nimport dev.evictd.api.*;\n"
             + "rule \"r\" when $p: PodFact() then\n  Timer t = null;\nend\n";
     List<PolicyFinding> f =
-        PolicyLint.check(List.of(new RuleSource("a.drl", "a.drl", a), new RuleSource("b.drl", "b.drl", b)))
+        PolicyLint.check(
+                List.of(new RuleSource("a.drl", "a.drl", a), new RuleSource("b.drl", "b.drl", b)))
             .findings();
     assertThat(f)
         .extracting(PolicyFinding::toString)
@@ -216,8 +244,12 @@ class PolicyLintTest {
     // the lint runs first: its refusal is reported, not the other file's syntax error
     List<RuleSource> sources =
         List.of(
-            new RuleSource("a.drl", "a.drl", "package dev.evictd.rules;\nrule \"a\" when then System.exit(0); end\n"),
-            new RuleSource("b.drl", "b.drl", "package dev.evictd.rules;\nrule \"b\" when then x( end\n"));
+            new RuleSource(
+                "a.drl",
+                "a.drl",
+                "package dev.evictd.rules;\nrule \"a\" when then System.exit(0); end\n"),
+            new RuleSource(
+                "b.drl", "b.drl", "package dev.evictd.rules;\nrule \"b\" when then x( end\n"));
     assertThatThrownBy(() -> RuleCompiler.compile("x", sources))
         .isInstanceOf(RulesException.class)
         .hasMessage("a.drl:2: rule \"a\": refused: java.lang.System (system access)");
@@ -225,15 +257,19 @@ class PolicyLintTest {
 
   @Test
   void aMisspelledTypeGetsTheCompilersErrorAndANameOnlyTheCompilerKnowsIsRefused() {
-    String typo = "package dev.evictd.rules;\nimport dev.evictd.api.*;\nrule \"r\" when PodFactt() then end\n";
-    assertThatThrownBy(() -> RuleCompiler.compile("x", List.of(new RuleSource("t.drl", "t.drl", typo))))
+    String typo =
+        "package dev.evictd.rules;\nimport dev.evictd.api.*;\nrule \"r\" when PodFactt() then end\n";
+    assertThatThrownBy(
+            () -> RuleCompiler.compile("x", List.of(new RuleSource("t.drl", "t.drl", typo))))
         .isInstanceOf(RulesException.class)
         .hasMessageContaining("Unable to resolve ObjectType 'PodFactt'");
-    // MVEL resolves Array (java.lang.reflect.Array) on its own: the rule compiles, and is refused all the same
+    // MVEL resolves Array (java.lang.reflect.Array) on its own: the rule compiles, and is refused
+    // all the same
     String mvel =
         "package dev.evictd.rules;\nimport dev.evictd.api.*;\n"
             + "rule \"r\" when $p: PodFact(Array.getLength(labels.keySet().toArray()) >= 0) then end\n";
-    assertThatThrownBy(() -> RuleCompiler.compile("x", List.of(new RuleSource("m.drl", "m.drl", mvel))))
+    assertThatThrownBy(
+            () -> RuleCompiler.compile("x", List.of(new RuleSource("m.drl", "m.drl", mvel))))
         .isInstanceOf(RulesException.class)
         .hasMessage("m.drl:3: rule \"r\": refused: Array (unknown type (not on the allowlist))");
   }

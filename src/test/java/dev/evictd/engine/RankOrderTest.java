@@ -11,9 +11,14 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The planner sorts rank keys through longs when it can: the order must be exactly their natural order. */
+/**
+ * The planner sorts rank keys through longs when it can: the order must be exactly their natural
+ * order.
+ */
 class RankOrderTest {
-  private static final long[] EDGES = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+  private static final long[] EDGES = {
+    Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1, Long.MAX_VALUE
+  };
 
   private static long value(Random r) {
     switch (r.nextInt(4)) {
@@ -36,9 +41,10 @@ class RankOrderTest {
         long v = value(r);
         if (!exactOnly && r.nextInt(20) == 0) {
           // an amount past a long, or with a fraction: saturated value, exact amount
-          BigDecimal exact = r.nextBoolean()
-              ? BigDecimal.valueOf(v).multiply(BigDecimal.TEN.pow(20))
-              : BigDecimal.valueOf(v).add(new BigDecimal("0.5"));
+          BigDecimal exact =
+              r.nextBoolean()
+                  ? BigDecimal.valueOf(v).multiply(BigDecimal.TEN.pow(20))
+                  : BigDecimal.valueOf(v).add(new BigDecimal("0.5"));
           cs.add(new RankKey.Component("l" + l, v, descending, false, exact));
         } else {
           cs.add(new RankKey.Component("l" + l, v, descending, r.nextBoolean()));

@@ -14,7 +14,9 @@ class RuleCompilerTest {
   void defaultRulesCompileAndMatchTheRulesDirectory() {
     RuleSet packaged = RuleCompiler.compileDefault();
     RuleSet fromDir = RuleCompiler.compile(Path.of("rules"));
-    assertThat(packaged.files()).isEqualTo(fromDir.files()).contains("thresholds.drl", "decide.drl");
+    assertThat(packaged.files())
+        .isEqualTo(fromDir.files())
+        .contains("thresholds.drl", "decide.drl");
     assertThat(packaged.sha256()).isEqualTo(fromDir.sha256()).hasSize(64);
   }
 

@@ -11,8 +11,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * rules/README.md, the operators' guide to the fact model: it is never loaded as rules, and it names every fact type
- * rules can match.
+ * rules/README.md, the operators' guide to the fact model: it is never loaded as rules, and it
+ * names every fact type rules can match.
  */
 class RulesGuideTest {
   private static final Path RULES = Path.of("rules");
@@ -22,14 +22,36 @@ class RulesGuideTest {
   /** Facts that are not per-sync: inputs, state, logical facts, and value types rules match on. */
   private static final List<String> OTHER_FACTS =
       List.of(
-          "SyncClock", "EvictionConfig", "Threshold", "ThresholdValue", "Observation", "PodFact", "PodStats",
-          "ContainerUsage", "PodOwner", "VolumeLimit", "PodRef", "Quantity", "Signal", "EvictionAttempt",
-          "EvictionExempt", "ThresholdState", "ConditionState", "SignalLastObserved", "EvictionMethod",
-          "EvictionOutcome", "NodeConditionType", "FsLayout", "ReclaimAction");
+          "SyncClock",
+          "EvictionConfig",
+          "Threshold",
+          "ThresholdValue",
+          "Observation",
+          "PodFact",
+          "PodStats",
+          "ContainerUsage",
+          "PodOwner",
+          "VolumeLimit",
+          "PodRef",
+          "Quantity",
+          "Signal",
+          "EvictionAttempt",
+          "EvictionExempt",
+          "ThresholdState",
+          "ConditionState",
+          "SignalLastObserved",
+          "EvictionMethod",
+          "EvictionOutcome",
+          "NodeConditionType",
+          "FsLayout",
+          "ReclaimAction");
 
   private static List<String> drlFiles() throws IOException {
     try (Stream<Path> s = Files.list(RULES)) {
-      return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".drl")).sorted().toList();
+      return s.map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".drl"))
+          .sorted()
+          .toList();
     }
   }
 
@@ -37,11 +59,17 @@ class RulesGuideTest {
   void theGuideIsNotLoadedAsRules() throws IOException {
     assertThat(GUIDE).isRegularFile();
     List<String> drl = drlFiles();
-    assertThat(RuleCompiler.read(RULES)).extracting(RuleSource::name).containsExactlyElementsOf(drl);
+    assertThat(RuleCompiler.read(RULES))
+        .extracting(RuleSource::name)
+        .containsExactlyElementsOf(drl);
     // the packaged copy (target/classes/evictd-rules) holds the same files and nothing else
-    assertThat(RuleCompiler.readDefault()).extracting(RuleSource::name).containsExactlyElementsOf(drl);
-    // so editing the guide does not change the rule set's identity (a hot reload of rules/ is a no-op)
-    assertThat(RuleCompiler.sha256(RuleCompiler.read(RULES))).isEqualTo(RuleCompiler.compileDefault().sha256());
+    assertThat(RuleCompiler.readDefault())
+        .extracting(RuleSource::name)
+        .containsExactlyElementsOf(drl);
+    // so editing the guide does not change the rule set's identity (a hot reload of rules/ is a
+    // no-op)
+    assertThat(RuleCompiler.sha256(RuleCompiler.read(RULES)))
+        .isEqualTo(RuleCompiler.compileDefault().sha256());
   }
 
   @Test

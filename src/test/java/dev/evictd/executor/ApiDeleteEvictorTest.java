@@ -24,8 +24,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class ApiDeleteEvictorTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2024-05-01T12:00:00.250Z"), ZoneOffset.UTC);
-  private static final RetryPolicy FAST = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40));
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2024-05-01T12:00:00.250Z"), ZoneOffset.UTC);
+  private static final RetryPolicy FAST =
+      new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40));
   private static final String POD = "/api/v1/namespaces/ns/pods/web";
 
   private FakeKubeApiServer api;
@@ -53,17 +55,24 @@ class ApiDeleteEvictorTest {
     assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.EVICTED);
 
     var patches = api.requests("PATCH", POD + "/status");
-    assertThat(patches).singleElement().satisfies(r -> {
-      assertThat(r.contentType()).startsWith("application/strategic-merge-patch+json");
-      assertThat(r.body()).contains("\"uid\":\"" + pod.getMetadata().getUid() + "\"");
-    });
+    assertThat(patches)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.contentType()).startsWith("application/strategic-merge-patch+json");
+              assertThat(r.body()).contains("\"uid\":\"" + pod.getMetadata().getUid() + "\"");
+            });
     var deletes = api.requests("DELETE", POD);
     assertThat(deletes).hasSize(1);
-    DeleteOptions options = client.getKubernetesSerialization().unmarshal(deletes.get(0).body(), DeleteOptions.class);
+    DeleteOptions options =
+        client.getKubernetesSerialization().unmarshal(deletes.get(0).body(), DeleteOptions.class);
     assertThat(options.getGracePeriodSeconds()).isEqualTo(30L);
     assertThat(options.getPreconditions().getUid()).isEqualTo(pod.getMetadata().getUid());
-    // the condition was on the pod before it was deleted: the order of requests, and the fake's stored state
-    assertThat(api.requests()).extracting(FakeKubeApiServer.Request::method).containsExactly("PATCH", "DELETE");
+    // the condition was on the pod before it was deleted: the order of requests, and the fake's
+    // stored state
+    assertThat(api.requests())
+        .extracting(FakeKubeApiServer.Request::method)
+        .containsExactly("PATCH", "DELETE");
     assertThat(api.pod("ns", "web")).isEmpty();
   }
 
@@ -92,7 +101,9 @@ class ApiDeleteEvictorTest {
   @Test
   void existingConditionsAreKept() {
     Pod p = pod("ns", "web", "node-a");
-    p.getStatus().getConditions().add(new PodCondition(null, null, null, null, null, "True", "Ready"));
+    p.getStatus()
+        .getConditions()
+        .add(new PodCondition(null, null, null, null, null, "True", "Ready"));
     Pod pod = api.create(p);
     api.fail("DELETE", POD, 403, 1);
 
@@ -106,9 +117,12 @@ class ApiDeleteEvictorTest {
   @Test
   void aGracePeriodOfZeroIsSentAsOneSecondNotAsForceDeletion() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
-    assertThat(evictor.evict(decision(pod, 0, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(evictor.evict(decision(pod, 0, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.EVICTED);
     DeleteOptions options =
-        client.getKubernetesSerialization().unmarshal(api.requests("DELETE", POD).get(0).body(), DeleteOptions.class);
+        client
+            .getKubernetesSerialization()
+            .unmarshal(api.requests("DELETE", POD).get(0).body(), DeleteOptions.class);
     assertThat(options.getGracePeriodSeconds()).isEqualTo(1L);
   }
 
@@ -128,14 +142,16 @@ class ApiDeleteEvictorTest {
 
     Pod still = api.pod("ns", "web").orElseThrow();
     assertThat(still.getMetadata().getUid()).isEqualTo(recreated.getMetadata().getUid());
-    assertThat(still.getStatus().getConditions()).noneMatch(c -> c.getType().equals("DisruptionTarget"));
+    assertThat(still.getStatus().getConditions())
+        .noneMatch(c -> c.getType().equals("DisruptionTarget"));
   }
 
   @Test
   void serverErrorsAreRetriedAndThenSucceed() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     api.fail("DELETE", POD, 500, 2);
-    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.EVICTED);
     assertThat(api.requests("DELETE", POD)).hasSize(3);
   }
 
@@ -146,7 +162,8 @@ class ApiDeleteEvictorTest {
     api.fail("DELETE", POD, 503, 100);
     long t0 = System.nanoTime();
 
-    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.FAILED);
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.FAILED);
 
     assertThat(api.requests("PATCH", POD + "/status")).hasSize(3);
     assertThat(api.requests("DELETE", POD)).hasSize(3);
@@ -166,7 +183,8 @@ class ApiDeleteEvictorTest {
             CLOCK);
     long t0 = System.nanoTime();
 
-    assertThat(slow.evict(decision(pod, 30, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.FAILED);
+    assertThat(slow.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.FAILED);
 
     // 2 patches + 2 deletes of 200 ms each, plus backoff: far less than one delayed answer
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(15));
@@ -184,7 +202,8 @@ class ApiDeleteEvictorTest {
         new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
             .withMasterUrl("http://127.0.0.1:" + port)
             .build();
-    try (KubernetesClient down = dev.evictd.kube.KubeClients.create(config, KubeSettings.DEFAULTS)) {
+    try (KubernetesClient down =
+        dev.evictd.kube.KubeClients.create(config, KubeSettings.DEFAULTS)) {
       var unreachable = new ApiDeleteEvictor(new KubeApi(down, Duration.ofSeconds(5)), FAST, CLOCK);
       var d = decision(new PodRef("ns", "web", "u"), 30, EvictionMethod.DELETE);
       assertThat(unreachable.evict(d)).isEqualTo(EvictionOutcome.FAILED);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class ApiEvictionEvictorTest {
-  private static final RetryPolicy FAST = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40));
+  private static final RetryPolicy FAST =
+      new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(40));
   private static final String EVICTION = "/api/v1/namespaces/ns/pods/web/eviction";
 
   private FakeKubeApiServer api;
@@ -44,7 +45,8 @@ class ApiEvictionEvictorTest {
   void postsAPolicyV1EvictionWithTheGracePeriodAndUid() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
 
-    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.EVICTED);
 
     var posts = api.requests("POST", EVICTION);
     assertThat(posts).hasSize(1);
@@ -54,7 +56,8 @@ class ApiEvictionEvictorTest {
     assertThat(e.getMetadata().getName()).isEqualTo("web");
     assertThat(e.getMetadata().getNamespace()).isEqualTo("ns");
     assertThat(e.getDeleteOptions().getGracePeriodSeconds()).isEqualTo(25L);
-    assertThat(e.getDeleteOptions().getPreconditions().getUid()).isEqualTo(pod.getMetadata().getUid());
+    assertThat(e.getDeleteOptions().getPreconditions().getUid())
+        .isEqualTo(pod.getMetadata().getUid());
     assertThat(api.pod("ns", "web")).isEmpty();
   }
 
@@ -64,7 +67,8 @@ class ApiEvictionEvictorTest {
     api.blockEvictions("ns", "web");
     long t0 = System.nanoTime();
 
-    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.PDB_BLOCKED);
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.PDB_BLOCKED);
 
     // the client would retry a 429 for about 20 s; evictd asks once
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
@@ -91,7 +95,8 @@ class ApiEvictionEvictorTest {
   void serverErrorsAreRetriedThenFailed() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     api.fail("POST", EVICTION, 500, 100);
-    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.FAILED);
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.FAILED);
     assertThat(api.requests("POST", EVICTION)).hasSize(3);
   }
 
@@ -99,7 +104,8 @@ class ApiEvictionEvictorTest {
   void aServerErrorThenSuccessIsEvicted() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     api.fail("POST", EVICTION, 503, 1);
-    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.EVICTED);
     assertThat(api.requests("POST", EVICTION)).hasSize(2);
   }
 
@@ -107,7 +113,8 @@ class ApiEvictionEvictorTest {
   void aForbiddenEvictionIsFailedWithoutRetry() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     api.fail("POST", EVICTION, 403, 1);
-    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.FAILED);
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.FAILED);
     assertThat(api.requests("POST", EVICTION)).hasSize(1);
   }
 }

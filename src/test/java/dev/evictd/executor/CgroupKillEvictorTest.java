@@ -54,16 +54,24 @@ class CgroupKillEvictorTest {
     Process stubborn = pods.startIn(container, "trap '' TERM; while :; do sleep 0.05; done");
     TestCgroup.awaitProcesses(pod, 1);
     TestCgroup.awaitProcesses(container, 1);
-    evictor = new CgroupKillEvictor(Cgroups.detect(Path.of("/sys/fs/cgroup"), pods.dir().getFileName().toString()));
+    evictor =
+        new CgroupKillEvictor(
+            Cgroups.detect(Path.of("/sys/fs/cgroup"), pods.dir().getFileName().toString()));
 
     assertThat(Processes.available()).isTrue(); // binds libc now, not inside the timed call
 
     long t0 = System.nanoTime();
     assertThat(evictor.evict(decision(UID, 2))).isEqualTo(EvictionOutcome.EVICTED);
-    assertThat(System.nanoTime() - t0).as("evict returns well before the 2 s grace period").isLessThan(1_000_000_000L);
-    assertThat(polite.waitFor(2, TimeUnit.SECONDS)).as("SIGTERM stops a process that honours it").isTrue();
+    assertThat(System.nanoTime() - t0)
+        .as("evict returns well before the 2 s grace period")
+        .isLessThan(1_000_000_000L);
+    assertThat(polite.waitFor(2, TimeUnit.SECONDS))
+        .as("SIGTERM stops a process that honours it")
+        .isTrue();
     assertThat(polite.exitValue()).isEqualTo(128 + Processes.SIGTERM);
-    assertThat(stubborn.isAlive()).as("a process ignoring SIGTERM lives until the grace period ends").isTrue();
+    assertThat(stubborn.isAlive())
+        .as("a process ignoring SIGTERM lives until the grace period ends")
+        .isTrue();
     assertThat(evictor.killPending(UID)).isTrue();
     assertThat(stubborn.waitFor(6, TimeUnit.SECONDS)).as("SIGKILL after the grace period").isTrue();
     assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(2_000_000_000L);
@@ -75,7 +83,10 @@ class CgroupKillEvictorTest {
     assertThat(evictor.killPending(UID)).isFalse();
   }
 
-  /** Fixture processes: each "dies" at its first SIGKILL (later signals find it gone); records what was sent. */
+  /**
+   * Fixture processes: each "dies" at its first SIGKILL (later signals find it gone); records what
+   * was sent.
+   */
   private static CgroupKillEvictor.Signaller fakeProcesses(List<String> sent) {
     java.util.Set<Integer> killed = java.util.concurrent.ConcurrentHashMap.newKeySet();
     return (pid, sig) -> {
@@ -90,10 +101,14 @@ class CgroupKillEvictorTest {
   @Test
   void aPodWithoutACgroupIsNotFound() {
     Cgroups fixture = Cgroups.detect(Fixtures.resource("hosts/v1/cgroup"), "kubepods");
-    evictor = new CgroupKillEvictor(fixture, (pid, sig) -> {
-      throw new AssertionError("no signal expected");
-    });
-    assertThat(evictor.evict(decision("ffffffff-0000-0000-0000-000000000000", 30))).isEqualTo(EvictionOutcome.NOT_FOUND);
+    evictor =
+        new CgroupKillEvictor(
+            fixture,
+            (pid, sig) -> {
+              throw new AssertionError("no signal expected");
+            });
+    assertThat(evictor.evict(decision("ffffffff-0000-0000-0000-000000000000", 30)))
+        .isEqualTo(EvictionOutcome.NOT_FOUND);
   }
 
   @Test
@@ -101,7 +116,8 @@ class CgroupKillEvictorTest {
     Cgroups fixture = Cgroups.detect(Fixtures.resource("hosts/v2/cgroup"), "kubepods");
     List<String> sent = new CopyOnWriteArrayList<>();
     evictor = new CgroupKillEvictor(fixture, fakeProcesses(sent));
-    assertThat(evictor.evict(decision("dddddddd-1111-2222-3333-444444444444", 0))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(evictor.evict(decision("dddddddd-1111-2222-3333-444444444444", 0)))
+        .isEqualTo(EvictionOutcome.EVICTED);
     assertThat(sent).containsExactly("301:9", "302:9", "303:9");
     assertThat(evictor.killPending("dddddddd-1111-2222-3333-444444444444")).isFalse();
   }
@@ -109,10 +125,15 @@ class CgroupKillEvictorTest {
   @Test
   void aSignalThatCannotBeSentFails() {
     Cgroups fixture = Cgroups.detect(Fixtures.resource("hosts/v1/cgroup"), "kubepods");
-    evictor = new CgroupKillEvictor(fixture, (pid, sig) -> {
-      throw new IOException("kill -" + sig + " " + pid + ": Operation not permitted (errno 1)");
-    });
-    assertThat(evictor.evict(decision("bbbbbbbb-0000-0000-0000-000000000002", 30))).isEqualTo(EvictionOutcome.FAILED);
+    evictor =
+        new CgroupKillEvictor(
+            fixture,
+            (pid, sig) -> {
+              throw new IOException(
+                  "kill -" + sig + " " + pid + ": Operation not permitted (errno 1)");
+            });
+    assertThat(evictor.evict(decision("bbbbbbbb-0000-0000-0000-000000000002", 30)))
+        .isEqualTo(EvictionOutcome.FAILED);
     assertThat(evictor.killPending("bbbbbbbb-0000-0000-0000-000000000002")).isFalse();
   }
 

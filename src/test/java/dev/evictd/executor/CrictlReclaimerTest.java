@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CrictlReclaimerTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
-  // A stand-in for crictl: records its arguments; "ps" prints the ids in ./exited; ./fail-SUBCOMMAND holds an exit
+  // A stand-in for crictl: records its arguments; "ps" prints the ids in ./exited;
+  // ./fail-SUBCOMMAND holds an exit
   // code to fail with; ./sleep-SUBCOMMAND holds seconds to hang for.
   private static final String FAKE_CRICTL =
       """
@@ -71,7 +72,9 @@ class CrictlReclaimerTest {
 
   @Test
   void passesGlobalArguments() throws IOException {
-    var r = new CrictlReclaimer(crictl.toString(), List.of("--runtime-endpoint", "unix:///run/x.sock"), TIMEOUT);
+    var r =
+        new CrictlReclaimer(
+            crictl.toString(), List.of("--runtime-endpoint", "unix:///run/x.sock"), TIMEOUT);
     assertThat(r.reclaim(ReclaimAction.IMAGES)).isTrue();
     assertThat(calls()).containsExactly("--runtime-endpoint unix:///run/x.sock rmi --prune");
   }
@@ -107,7 +110,8 @@ class CrictlReclaimerTest {
 
   @Test
   void refusesBadSettings() {
-    assertThatThrownBy(() -> new CrictlReclaimer(" ", List.of(), TIMEOUT)).isInstanceOf(ConfigException.class);
+    assertThatThrownBy(() -> new CrictlReclaimer(" ", List.of(), TIMEOUT))
+        .isInstanceOf(ConfigException.class);
     assertThatThrownBy(() -> new CrictlReclaimer("crictl", List.of(), Duration.ZERO))
         .isInstanceOf(ConfigException.class);
   }

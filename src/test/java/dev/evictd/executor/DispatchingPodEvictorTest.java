@@ -42,32 +42,42 @@ class DispatchingPodEvictorTest {
 
   @Test
   void routesEachDecisionByItsMethod() {
-    var d = new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, kill, new DryRunEvictor());
+    var d =
+        new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, kill, new DryRunEvictor());
 
-    assertThat(d.evict(decision(POD, 1, EvictionMethod.DEFAULT))).isEqualTo(EvictionOutcome.EVICTED);
-    assertThat(d.evict(decision(POD, 1, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.PDB_BLOCKED);
+    assertThat(d.evict(decision(POD, 1, EvictionMethod.DEFAULT)))
+        .isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(d.evict(decision(POD, 1, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.PDB_BLOCKED);
     assertThat(d.evict(decision(POD, 1, EvictionMethod.KILL))).isEqualTo(EvictionOutcome.EVICTED);
-    assertThat(d.evict(decision(POD, 1, EvictionMethod.DRY_RUN))).isEqualTo(EvictionOutcome.DRY_RUN);
+    assertThat(d.evict(decision(POD, 1, EvictionMethod.DRY_RUN)))
+        .isEqualTo(EvictionOutcome.DRY_RUN);
     assertThat(d.evict(decision(POD, 1, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
 
-    assertThat(log).containsExactly("delete ns/web", "evict ns/web", "kill ns/web", "delete ns/web");
+    assertThat(log)
+        .containsExactly("delete ns/web", "evict ns/web", "kill ns/web", "delete ns/web");
   }
 
   @Test
   void theDefaultMethodIsConfigurable() {
-    var d = new DispatchingPodEvictor(EvictionMethod.EVICT, delete, evict, kill, new DryRunEvictor());
-    assertThat(d.methodFor(decision(POD, 1, EvictionMethod.DEFAULT))).isEqualTo(EvictionMethod.EVICT);
+    var d =
+        new DispatchingPodEvictor(EvictionMethod.EVICT, delete, evict, kill, new DryRunEvictor());
+    assertThat(d.methodFor(decision(POD, 1, EvictionMethod.DEFAULT)))
+        .isEqualTo(EvictionMethod.EVICT);
     d.evict(decision(POD, 1, EvictionMethod.DEFAULT));
     assertThat(log).containsExactly("evict ns/web");
 
-    var dry = new DispatchingPodEvictor(EvictionMethod.DRY_RUN, delete, evict, kill, new DryRunEvictor());
-    assertThat(dry.evict(decision(POD, 1, EvictionMethod.DEFAULT))).isEqualTo(EvictionOutcome.DRY_RUN);
+    var dry =
+        new DispatchingPodEvictor(EvictionMethod.DRY_RUN, delete, evict, kill, new DryRunEvictor());
+    assertThat(dry.evict(decision(POD, 1, EvictionMethod.DEFAULT)))
+        .isEqualTo(EvictionOutcome.DRY_RUN);
     assertThat(log).containsExactly("evict ns/web");
   }
 
   @Test
   void aMissingKillEvictorFailsKillDecisions() {
-    var d = new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, null, new DryRunEvictor());
+    var d =
+        new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, null, new DryRunEvictor());
     assertThat(d.evict(decision(POD, 1, EvictionMethod.KILL))).isEqualTo(EvictionOutcome.FAILED);
     assertThat(log).isEmpty();
   }
@@ -78,15 +88,18 @@ class DispatchingPodEvictorTest {
         x -> {
           throw new IllegalStateException("boom");
         };
-    var d = new DispatchingPodEvictor(EvictionMethod.DELETE, broken, evict, kill, new DryRunEvictor());
+    var d =
+        new DispatchingPodEvictor(EvictionMethod.DELETE, broken, evict, kill, new DryRunEvictor());
     assertThat(d.evict(decision(POD, 1, EvictionMethod.DEFAULT))).isEqualTo(EvictionOutcome.FAILED);
   }
 
   @Test
   void theDefaultMustBeARealAvailableMethod() {
-    assertThatThrownBy(() -> new DispatchingPodEvictor(EvictionMethod.DEFAULT, delete, evict, kill, null))
+    assertThatThrownBy(
+            () -> new DispatchingPodEvictor(EvictionMethod.DEFAULT, delete, evict, kill, null))
         .isInstanceOf(ConfigException.class);
-    assertThatThrownBy(() -> new DispatchingPodEvictor(EvictionMethod.KILL, delete, evict, null, null))
+    assertThatThrownBy(
+            () -> new DispatchingPodEvictor(EvictionMethod.KILL, delete, evict, null, null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("KILL");
   }

@@ -13,9 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Hostile inputs and the contract every loader keeps with them: it returns, or throws an {@link EvictdException}
- * whose message is one line naming the file, within a time limit. Never another exception, a stack overflow, a
- * hang or a message that echoes an enormous value.
+ * Hostile inputs and the contract every loader keeps with them: it returns, or throws an {@link
+ * EvictdException} whose message is one line naming the file, within a time limit. Never another
+ * exception, a stack overflow, a hang or a message that echoes an enormous value.
  */
 final class Hostile {
   /** How long one load may take: long enough for a slow shared machine, short of a hang. */
@@ -89,8 +89,34 @@ final class Hostile {
   /** Tokens that break YAML structure when inserted anywhere. */
   static final List<String> TOKENS =
       List.of(
-          "{", "}", "[", "]", ":", "- ", "? ", "&a ", "*a ", "!!python/object:x ", "%YAML 1.1\n", "\t", "\"", "'",
-          "\\", "\n", "---\n", "...\n", "|", ">", "#", ",", "@", "`", "\u0085", "\u2028", "\uFEFF", "\uD83D\uDE00",
+          "{",
+          "}",
+          "[",
+          "]",
+          ":",
+          "- ",
+          "? ",
+          "&a ",
+          "*a ",
+          "!!python/object:x ",
+          "%YAML 1.1\n",
+          "\t",
+          "\"",
+          "'",
+          "\\",
+          "\n",
+          "---\n",
+          "...\n",
+          "|",
+          ">",
+          "#",
+          ",",
+          "@",
+          "`",
+          "\u0085",
+          "\u2028",
+          "\uFEFF",
+          "\uD83D\uDE00",
           "<<: *a\n");
 
   /** A deeply nested flow sequence (a parser that recurses overflows its stack). */
@@ -109,7 +135,9 @@ final class Hostile {
 
   /** The billion-laughs alias bomb. */
   static String aliasBomb() {
-    StringBuilder b = new StringBuilder("a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    StringBuilder b =
+        new StringBuilder(
+            "a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for (int i = 1; i < 10; i++) {
       b.append("a").append(i).append(": &a").append(i).append(" [");
       for (int j = 0; j < 9; j++) {
@@ -121,8 +149,8 @@ final class Hostile {
   }
 
   /**
-   * Mutates a valid document: truncations, inserted tokens, replaced scalars and keys, byte-level damage (NUL,
-   * invalid UTF-8, BOM, UTF-16), or the whole text replaced by a bomb.
+   * Mutates a valid document: truncations, inserted tokens, replaced scalars and keys, byte-level
+   * damage (NUL, invalid UTF-8, BOM, UTF-16), or the whole text replaced by a bomb.
    */
   static byte[] mutate(Choices c, String valid) {
     String text = valid;
@@ -136,14 +164,28 @@ final class Hostile {
         case 1 -> text = text.substring(0, at) + c.pick(TOKENS) + text.substring(at);
         case 2, 3 -> text = replaceScalar(c, text, c.pick(VALUES));
         case 4 -> text = replaceKey(c, text);
-        case 5 -> text = replaceScalar(c, text, "\"" + "x".repeat(c.pick(10_000, 200_000, 2_000_000)) + "\"");
-        case 6 -> text = c.pick(deepNesting(c.pick(1_000, 20_000)), deepMapping(c.pick(300, 1_500)), aliasBomb());
-        case 7 -> text = text.substring(0, at) + "\n" + aliasBomb().replace("a", "z") + text.substring(at);
+        case 5 ->
+            text =
+                replaceScalar(
+                    c, text, "\"" + "x".repeat(c.pick(10_000, 200_000, 2_000_000)) + "\"");
+        case 6 ->
+            text =
+                c.pick(
+                    deepNesting(c.pick(1_000, 20_000)),
+                    deepMapping(c.pick(300, 1_500)),
+                    aliasBomb());
+        case 7 ->
+            text =
+                text.substring(0, at) + "\n" + aliasBomb().replace("a", "z") + text.substring(at);
         default -> {
           byte[] b = text.getBytes(StandardCharsets.UTF_8);
           int pos = b.length == 0 ? 0 : c.between(0, b.length - 1);
           byte[][] damage = {
-            {0}, {(byte) 0xC3, 0x28}, {(byte) 0xFF}, {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, {(byte) 0x80}
+            {0},
+            {(byte) 0xC3, 0x28},
+            {(byte) 0xFF},
+            {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF},
+            {(byte) 0x80}
           };
           byte[] d = c.pick(damage);
           if (c.chance(0.2)) {
@@ -194,13 +236,21 @@ final class Hostile {
     while (start > 0 && " {,\n-".indexOf(text.charAt(start - 1)) < 0) {
       start--;
     }
-    String key = c.pick("stepz", "evictionHardd", "memory.availabel", "bogus.signal", "kind", "__proto__", "\"\"");
+    String key =
+        c.pick(
+            "stepz",
+            "evictionHardd",
+            "memory.availabel",
+            "bogus.signal",
+            "kind",
+            "__proto__",
+            "\"\"");
     return text.substring(0, start) + key + text.substring(end);
   }
 
   /**
-   * Runs {@code load} with a time limit: null when it returned or threw a clear {@link EvictdException} (one line,
-   * naming {@code file}, not enormous); otherwise what went wrong.
+   * Runs {@code load} with a time limit: null when it returned or threw a clear {@link
+   * EvictdException} (one line, naming {@code file}, not enormous); otherwise what went wrong.
    */
   static String contract(String file, Callable<?> load) {
     Future<?> f = EXEC.submit(load);
@@ -218,7 +268,10 @@ final class Hostile {
     }
   }
 
-  /** Null when {@code t} is a clear one-line error naming {@code file}; otherwise what is wrong with it. */
+  /**
+   * Null when {@code t} is a clear one-line error naming {@code file}; otherwise what is wrong with
+   * it.
+   */
   static String clearError(String file, Throwable t) {
     if (!(t instanceof EvictdException)) {
       StringBuilder b = new StringBuilder("threw ").append(t);
@@ -248,7 +301,12 @@ final class Hostile {
   static String show(byte[] bytes) {
     String s = new String(bytes, StandardCharsets.UTF_8);
     if (s.length() > 3_000) {
-      s = s.substring(0, 1_500) + "\n... (" + s.length() + " characters) ...\n" + s.substring(s.length() - 1_500);
+      s =
+          s.substring(0, 1_500)
+              + "\n... ("
+              + s.length()
+              + " characters) ...\n"
+              + s.substring(s.length() - 1_500);
     }
     StringBuilder b = new StringBuilder();
     s.codePoints()

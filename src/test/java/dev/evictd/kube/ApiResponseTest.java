@@ -9,7 +9,8 @@ class ApiResponseTest {
   void describesStatusBodiesByTheirMessage() {
     var r = new ApiResponse(409, "{\"kind\":\"Status\",\"message\":\"Precondition failed\"}", null);
     assertThat(r.describe()).isEqualTo("HTTP 409: Precondition failed");
-    assertThat(new ApiResponse(502, "bad gateway", null).describe()).isEqualTo("HTTP 502: bad gateway");
+    assertThat(new ApiResponse(502, "bad gateway", null).describe())
+        .isEqualTo("HTTP 502: bad gateway");
     assertThat(ApiResponse.noResponse("GET /x: timeout").describe()).isEqualTo("GET /x: timeout");
   }
 

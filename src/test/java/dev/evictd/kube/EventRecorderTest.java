@@ -19,7 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class EventRecorderTest {
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2024-05-01T12:00:00.5Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2024-05-01T12:00:00.5Z"), ZoneOffset.UTC);
 
   private FakeKubeApiServer api;
   private KubernetesClient client;
@@ -45,24 +46,27 @@ class EventRecorderTest {
 
     recorder.podEvicted(d);
 
-    assertThat(api.events("ns")).singleElement().satisfies(e -> {
-      assertThat(e.getReason()).isEqualTo("Evicted");
-      assertThat(e.getType()).isEqualTo("Warning");
-      assertThat(e.getMessage()).isEqualTo(d.message());
-      assertThat(e.getMetadata().getAnnotations())
-          .containsEntry("offending_containers", "main")
-          .containsEntry("offending_containers_usage", "600Mi")
-          .containsEntry("starved_resource", "memory")
-          .hasSize(3);
-      assertThat(e.getInvolvedObject().getKind()).isEqualTo("Pod");
-      assertThat(e.getInvolvedObject().getNamespace()).isEqualTo("ns");
-      assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
-      assertThat(e.getInvolvedObject().getUid()).isEqualTo(pod.getMetadata().getUid());
-      assertThat(e.getSource().getComponent()).isEqualTo("evictd");
-      assertThat(e.getSource().getHost()).isEqualTo("node-a");
-      assertThat(e.getFirstTimestamp()).isEqualTo("2024-05-01T12:00:00Z");
-      assertThat(e.getCount()).isEqualTo(1);
-    });
+    assertThat(api.events("ns"))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getReason()).isEqualTo("Evicted");
+              assertThat(e.getType()).isEqualTo("Warning");
+              assertThat(e.getMessage()).isEqualTo(d.message());
+              assertThat(e.getMetadata().getAnnotations())
+                  .containsEntry("offending_containers", "main")
+                  .containsEntry("offending_containers_usage", "600Mi")
+                  .containsEntry("starved_resource", "memory")
+                  .hasSize(3);
+              assertThat(e.getInvolvedObject().getKind()).isEqualTo("Pod");
+              assertThat(e.getInvolvedObject().getNamespace()).isEqualTo("ns");
+              assertThat(e.getInvolvedObject().getName()).isEqualTo("web");
+              assertThat(e.getInvolvedObject().getUid()).isEqualTo(pod.getMetadata().getUid());
+              assertThat(e.getSource().getComponent()).isEqualTo("evictd");
+              assertThat(e.getSource().getHost()).isEqualTo("node-a");
+              assertThat(e.getFirstTimestamp()).isEqualTo("2024-05-01T12:00:00Z");
+              assertThat(e.getCount()).isEqualTo(1);
+            });
     assertThat(api.requests("POST", "/api/v1/namespaces/ns/events")).hasSize(1);
   }
 
@@ -74,13 +78,15 @@ class EventRecorderTest {
     assertThat(api.events("default"))
         .extracting(Event::getMessage)
         .containsExactlyInAnyOrder("Attempting to reclaim inodes", "Attempting to reclaim memory");
-    assertThat(api.events("default")).allSatisfy(e -> {
-      assertThat(e.getReason()).isEqualTo("EvictionThresholdMet");
-      assertThat(e.getType()).isEqualTo("Warning");
-      assertThat(e.getInvolvedObject().getKind()).isEqualTo("Node");
-      assertThat(e.getInvolvedObject().getName()).isEqualTo("node-a");
-      assertThat(e.getMetadata().getAnnotations()).isNullOrEmpty();
-    });
+    assertThat(api.events("default"))
+        .allSatisfy(
+            e -> {
+              assertThat(e.getReason()).isEqualTo("EvictionThresholdMet");
+              assertThat(e.getType()).isEqualTo("Warning");
+              assertThat(e.getInvolvedObject().getKind()).isEqualTo("Node");
+              assertThat(e.getInvolvedObject().getName()).isEqualTo("node-a");
+              assertThat(e.getMetadata().getAnnotations()).isNullOrEmpty();
+            });
   }
 
   @Test
@@ -89,7 +95,8 @@ class EventRecorderTest {
     recorder.thresholdMet(Signal.PID_AVAILABLE.resource());
     assertThat(api.events("default"))
         .extracting(Event::getMessage)
-        .containsExactlyInAnyOrder("Attempting to reclaim ephemeral-storage", "Attempting to reclaim pids");
+        .containsExactlyInAnyOrder(
+            "Attempting to reclaim ephemeral-storage", "Attempting to reclaim pids");
   }
 
   @Test

@@ -19,7 +19,8 @@ class KubeClientsTest {
   @Test
   void configuresTimeoutsAndNoClientSideRetries() {
     Config base = new ConfigBuilder(Config.empty()).withMasterUrl("https://10.0.0.1:6443").build();
-    var settings = new KubeSettings(Duration.ofSeconds(7), Duration.ofSeconds(3), RetryPolicy.DEFAULT);
+    var settings =
+        new KubeSettings(Duration.ofSeconds(7), Duration.ofSeconds(3), RetryPolicy.DEFAULT);
     Config c = KubeClients.configure(base, settings);
     assertThat(c.getRequestRetryBackoffLimit()).isZero();
     assertThat(c.getRequestTimeout()).isEqualTo(7000);
@@ -41,10 +42,12 @@ class KubeClientsTest {
 
   @Test
   void refusesNonPositiveTimeouts() {
-    assertThatThrownBy(() -> new KubeSettings(Duration.ZERO, Duration.ofSeconds(1), RetryPolicy.NONE))
+    assertThatThrownBy(
+            () -> new KubeSettings(Duration.ZERO, Duration.ofSeconds(1), RetryPolicy.NONE))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("request timeout");
-    assertThatThrownBy(() -> new KubeSettings(Duration.ofSeconds(1), Duration.ofSeconds(-1), RetryPolicy.NONE))
+    assertThatThrownBy(
+            () -> new KubeSettings(Duration.ofSeconds(1), Duration.ofSeconds(-1), RetryPolicy.NONE))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("connect timeout");
   }
@@ -56,7 +59,8 @@ class KubeClientsTest {
     assertThat(v4.tokenFile()).isEqualTo(KubeletEndpoint.SERVICE_ACCOUNT_TOKEN);
     assertThat(v4.caFile()).isEqualTo(KubeletEndpoint.SERVICE_ACCOUNT_CA);
     assertThat(v4.insecureSkipTlsVerify()).isFalse();
-    assertThat(KubeletEndpoint.inCluster("fd00::5").baseUri()).isEqualTo(URI.create("https://[fd00::5]:10250"));
+    assertThat(KubeletEndpoint.inCluster("fd00::5").baseUri())
+        .isEqualTo(URI.create("https://[fd00::5]:10250"));
     assertThatThrownBy(() -> new KubeletEndpoint(URI.create("ftp://x"), Path.of("t"), null, false))
         .isInstanceOf(ConfigException.class);
     assertThatThrownBy(() -> new KubeletEndpoint(URI.create("https://x:1"), null, null, false))

@@ -82,12 +82,17 @@ class KubeletSummaryProviderTest {
     assertThat(s.node().runtime().imageFs().availableBytes()).isEqualTo(700L);
     assertThat(s.node().rlimit().curproc()).isEqualTo(300L);
     assertThat(s.node().systemContainer("pods").memory().availableBytes()).isEqualTo(100L);
-    assertThat(s.pods()).singleElement().satisfies(p -> {
-      assertThat(p.podRef().uid()).isEqualTo("u1");
-      assertThat(p.volumes()).singleElement().satisfies(v -> assertThat(v.usedBytes()).isEqualTo(7L));
-      assertThat(p.ephemeralStorage().usedBytes()).isEqualTo(17L);
-      assertThat(p.processStats().processCount()).isEqualTo(4L);
-    });
+    assertThat(s.pods())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.podRef().uid()).isEqualTo("u1");
+              assertThat(p.volumes())
+                  .singleElement()
+                  .satisfies(v -> assertThat(v.usedBytes()).isEqualTo(7L));
+              assertThat(p.ephemeralStorage().usedBytes()).isEqualTo(17L);
+              assertThat(p.processStats().processCount()).isEqualTo(4L);
+            });
     assertThat(api.requests("GET", "/api/v1/nodes/node-a/proxy/stats/summary")).hasSize(1);
   }
 
@@ -114,7 +119,8 @@ class KubeletSummaryProviderTest {
 
   @Test
   void aFailingKubeletIsAStatsException() {
-    api.summary("node-a", 500, "{\"kind\":\"Status\",\"code\":500,\"message\":\"kubelet is not ready\"}");
+    api.summary(
+        "node-a", 500, "{\"kind\":\"Status\",\"code\":500,\"message\":\"kubelet is not ready\"}");
     assertThatThrownBy(() -> viaProxy().summary())
         .isInstanceOf(StatsException.class)
         .hasMessage("kubelet summary of node node-a: HTTP 500: kubelet is not ready");
@@ -147,7 +153,8 @@ class KubeletSummaryProviderTest {
 
   @Test
   void anotherNodesSummaryIsAStatsException() {
-    api.summary("node-a", 200, SUMMARY.replace("\"nodeName\": \"node-a\"", "\"nodeName\": \"node-b\""));
+    api.summary(
+        "node-a", 200, SUMMARY.replace("\"nodeName\": \"node-a\"", "\"nodeName\": \"node-b\""));
     assertThatThrownBy(() -> viaProxy().summary())
         .isInstanceOf(StatsException.class)
         .hasMessageContaining("summary is of node node-b");
@@ -156,7 +163,9 @@ class KubeletSummaryProviderTest {
   @Test
   void aSlowKubeletTimesOut() {
     api.delay("GET", "/api/v1/nodes/node-a/proxy/stats/summary", Duration.ofSeconds(30), 1);
-    var provider = KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofMillis(300), MAX_AGE, CLOCK);
+    var provider =
+        KubeletSummaryProvider.viaApiServer(
+            client, "node-a", Duration.ofMillis(300), MAX_AGE, CLOCK);
     long t0 = System.nanoTime();
     assertThatThrownBy(provider::summary)
         .isInstanceOf(StatsException.class)
@@ -193,9 +202,14 @@ class KubeletSummaryProviderTest {
     try (FakeKubelet kubelet = new FakeKubelet("right", SUMMARY);
         KubeletSummaryProvider direct =
             KubeletSummaryProvider.direct(
-                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true), "node-a", TIMEOUT, MAX_AGE,
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true),
+                "node-a",
+                TIMEOUT,
+                MAX_AGE,
                 CLOCK)) {
-      assertThatThrownBy(direct::summary).isInstanceOf(StatsException.class).hasMessageContaining("HTTP 401");
+      assertThatThrownBy(direct::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining("HTTP 401");
     }
   }
 
@@ -206,11 +220,17 @@ class KubeletSummaryProviderTest {
     try (FakeKubelet kubelet = new FakeKubelet("t", SUMMARY);
         KubeletSummaryProvider strict =
             KubeletSummaryProvider.direct(
-                new KubeletEndpoint(URI.create(kubelet.url()), token, null, false), "node-a", TIMEOUT, MAX_AGE,
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, false),
+                "node-a",
+                TIMEOUT,
+                MAX_AGE,
                 CLOCK);
         KubeletSummaryProvider insecure =
             KubeletSummaryProvider.direct(
-                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true), "node-a", TIMEOUT, MAX_AGE,
+                new KubeletEndpoint(URI.create(kubelet.url()), token, null, true),
+                "node-a",
+                TIMEOUT,
+                MAX_AGE,
                 CLOCK)) {
       assertThatThrownBy(strict::summary)
           .isInstanceOf(StatsException.class)

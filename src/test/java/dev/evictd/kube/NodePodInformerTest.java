@@ -43,7 +43,9 @@ class NodePodInformerTest {
   }
 
   private static List<String> keys(List<Pod> pods) {
-    return pods.stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()).toList();
+    return pods.stream()
+        .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+        .toList();
   }
 
   @Test
@@ -61,7 +63,8 @@ class NodePodInformerTest {
     informer = new NodePodInformer(client, "node-a");
     assertThat(informer.start(WAIT)).isTrue();
 
-    // the mock server stamps creation times itself: the order is checked against ORDER (tested on its own below)
+    // the mock server stamps creation times itself: the order is checked against ORDER (tested on
+    // its own below)
     assertThat(keys(informer.activePods())).containsExactlyInAnyOrder("a/db", "b/web");
     assertThat(informer.activePods()).isSortedAccordingTo(NodePodInformer.ORDER);
     assertThat(api.requests("GET", "/api/v1/pods"))
@@ -84,7 +87,8 @@ class NodePodInformerTest {
     Pod finished = api.pod("ns", "first").orElseThrow();
     finished.getStatus().setPhase("Succeeded");
     api.update(finished);
-    assertThat(await(() -> keys(informer.activePods()).equals(List.of("ns/second")), WAIT)).isTrue();
+    assertThat(await(() -> keys(informer.activePods()).equals(List.of("ns/second")), WAIT))
+        .isTrue();
 
     String second = api.pod("ns", "second").orElseThrow().getMetadata().getUid();
     assertThat(informer.isGone(second)).isFalse();
@@ -168,11 +172,13 @@ class NodePodInformerTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Config config = new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:" + port).build();
+    Config config =
+        new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:" + port).build();
     try (KubernetesClient down =
             KubeClients.create(
                 config,
-                new KubeSettings(Duration.ofMillis(500), Duration.ofMillis(500), RetryPolicy.NONE));
+                new KubeSettings(
+                    Duration.ofMillis(500), Duration.ofMillis(500), RetryPolicy.NONE));
         NodePodInformer unreachable = new NodePodInformer(down, "node-a")) {
       long t0 = System.nanoTime();
       assertThat(unreachable.start(Duration.ofMillis(800))).isFalse();

@@ -30,11 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * docker/rbac.yaml against the requests evictd's code makes. A scenario drives every component that talks to the
- * API server or the kubelet (informer, both API evictors, events, both summary sources) against the fakes, which
- * record each request; each request is mapped to the verb and resource the API server (or kubelet) authorizes it
- * as. The manifest must allow every request seen (the scenario's, and those of every other kube test run before in
- * this JVM), and must grant nothing the scenario did not use.
+ * docker/rbac.yaml against the requests evictd's code makes. A scenario drives every component that
+ * talks to the API server or the kubelet (informer, both API evictors, events, both summary
+ * sources) against the fakes, which record each request; each request is mapped to the verb and
+ * resource the API server (or kubelet) authorizes it as. The manifest must allow every request seen
+ * (the scenario's, and those of every other kube test run before in this JVM), and must grant
+ * nothing the scenario did not use.
  */
 class RbacManifestTest {
   private static final Path MANIFEST = Path.of("docker/rbac.yaml");
@@ -69,7 +70,9 @@ class RbacManifestTest {
       // the informer opens its watch after the first list: wait for it
       assertThat(
               FakeKubeApiServer.await(
-                  () -> informerApi.requests().stream().anyMatch(r -> r.path().contains("watch=true")),
+                  () ->
+                      informerApi.requests().stream()
+                          .anyMatch(r -> r.path().contains("watch=true")),
                   Duration.ofSeconds(10)))
           .isTrue();
       informerApi.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
@@ -91,14 +94,18 @@ class RbacManifestTest {
               new ApiEvictionEvictor(kube, RetryPolicy.DEFAULT),
               null,
               new DryRunEvictor());
-      assertThat(evictor.evict(decision(web, 1, EvictionMethod.DELETE))).isEqualTo(EvictionOutcome.EVICTED);
-      assertThat(evictor.evict(decision(db, 1, EvictionMethod.EVICT))).isEqualTo(EvictionOutcome.EVICTED);
-      assertThat(evictor.evict(decision(db, 1, EvictionMethod.DRY_RUN))).isEqualTo(EvictionOutcome.DRY_RUN);
+      assertThat(evictor.evict(decision(web, 1, EvictionMethod.DELETE)))
+          .isEqualTo(EvictionOutcome.EVICTED);
+      assertThat(evictor.evict(decision(db, 1, EvictionMethod.EVICT)))
+          .isEqualTo(EvictionOutcome.EVICTED);
+      assertThat(evictor.evict(decision(db, 1, EvictionMethod.DRY_RUN)))
+          .isEqualTo(EvictionOutcome.DRY_RUN);
       EventRecorder events = new EventRecorder(kube, "node-a", clock);
       events.podEvicted(decision(web, 1, EvictionMethod.DELETE));
       events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
       api.summary("node-a", 200, "{}");
-      KubeletSummaryProvider.viaApiServer(client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
+      KubeletSummaryProvider.viaApiServer(
+              client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
           .summary();
       api.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
     }
@@ -158,8 +165,10 @@ class RbacManifestTest {
         .isEqualTo(new Access("", "nodes/proxy", "get"));
     assertThat(Rbac.apiServer("POST", "/apis/events.k8s.io/v1/namespaces/ns/events"))
         .isEqualTo(new Access("events.k8s.io", "events", "create"));
-    assertThat(Rbac.kubelet("GET", "/stats/summary")).isEqualTo(new Access("", "nodes/stats", "get"));
-    assertThat(Rbac.kubelet("POST", "/exec/ns/pod/c")).isEqualTo(new Access("", "nodes/proxy", "create"));
+    assertThat(Rbac.kubelet("GET", "/stats/summary"))
+        .isEqualTo(new Access("", "nodes/stats", "get"));
+    assertThat(Rbac.kubelet("POST", "/exec/ns/pod/c"))
+        .isEqualTo(new Access("", "nodes/proxy", "create"));
   }
 
   @Test

@@ -23,13 +23,15 @@ class RetryPolicyTest {
     var p = new RetryPolicy(3, Duration.ofMillis(1), Duration.ofMillis(1));
     AtomicInteger calls = new AtomicInteger();
     ApiResponse last =
-        p.run("x", () -> new ApiResponse(500 + calls.incrementAndGet(), "", null), ApiResponse::isTransient);
+        p.run(
+            "x",
+            () -> new ApiResponse(500 + calls.incrementAndGet(), "", null),
+            ApiResponse::isTransient);
     assertThat(calls).hasValue(3);
     assertThat(last.code()).isEqualTo(503);
 
     calls.set(0);
-    ApiResponse notFound =
-        p.run("x", () -> respond(calls, 404), ApiResponse::isTransient);
+    ApiResponse notFound = p.run("x", () -> respond(calls, 404), ApiResponse::isTransient);
     assertThat(notFound.code()).isEqualTo(404);
     assertThat(calls).hasValue(1);
   }
@@ -55,7 +57,8 @@ class RetryPolicyTest {
 
   @Test
   void refusesNonsense() {
-    assertThatThrownBy(() -> new RetryPolicy(0, Duration.ZERO, Duration.ZERO)).isInstanceOf(ConfigException.class);
+    assertThatThrownBy(() -> new RetryPolicy(0, Duration.ZERO, Duration.ZERO))
+        .isInstanceOf(ConfigException.class);
     assertThatThrownBy(() -> new RetryPolicy(1, Duration.ofMillis(-1), Duration.ZERO))
         .isInstanceOf(ConfigException.class);
   }

@@ -60,7 +60,8 @@ class CgroupsTest {
     Path pods = v2.resolve("kubepods.slice");
     assertThat(c.podsCgroup()).contains(pods);
     assertThat(c.podCgroups())
-        .containsOnlyKeys("dddddddd-1111-2222-3333-444444444444", "eeeeeeee-5555-6666-7777-888888888888");
+        .containsOnlyKeys(
+            "dddddddd-1111-2222-3333-444444444444", "eeeeeeee-5555-6666-7777-888888888888");
     assertThat(c.podCgroup("dddddddd-1111-2222-3333-444444444444"))
         .contains(pods.resolve("kubepods-poddddddddd_1111_2222_3333_444444444444.slice"));
     assertThat(c.podCgroup("eeeeeeee-5555-6666-7777-888888888888"))
@@ -92,12 +93,15 @@ class CgroupsTest {
     Cgroups c2 = Cgroups.detect(v2, null);
     // the v2 root has no memory.current: anon + file
     assertThat(c2.memory(v2)).isEqualTo(new Cgroups.Memory(5L << 30, 1L << 30, 3L << 30, null));
-    assertThat(c2.memory(v2.resolve("kubepods.slice"))).isEqualTo(new Cgroups.Memory(2L << 30, 1L << 29, 1L << 30, null));
+    assertThat(c2.memory(v2.resolve("kubepods.slice")))
+        .isEqualTo(new Cgroups.Memory(2L << 30, 1L << 29, 1L << 30, null));
   }
 
   @Test
   void countsProcessesOfACgroupTree() {
-    assertThat(Cgroups.processes(v1.resolve("memory/kubepods/podaaaaaaaa-0000-0000-0000-000000000001")))
+    assertThat(
+            Cgroups.processes(
+                v1.resolve("memory/kubepods/podaaaaaaaa-0000-0000-0000-000000000001")))
         .containsExactly(101, 102, 103);
     assertThat(Cgroups.processes(v1.resolve("memory/nothing-here"))).isEmpty();
   }
@@ -117,7 +121,9 @@ class CgroupsTest {
       dev.evictd.testing.TestCgroup.awaitProcesses(a, 1);
       dev.evictd.testing.TestCgroup.awaitProcesses(deep, 1);
       Cgroups.ProcessWalker walker = new Cgroups.ProcessWalker();
-      for (int round = 0; round < 3; round++) { // later rounds skip the control files remembered by the first
+      for (int round = 0;
+          round < 3;
+          round++) { // later rounds skip the control files remembered by the first
         assertThat(walker.processes(pod))
             .as("round %d", round)
             .containsExactlyInAnyOrder((int) inPod.pid(), (int) inA.pid(), (int) inDeep.pid());

@@ -22,13 +22,21 @@ class HostStatsProviderTest {
   private static HostStatsProvider fixture(String host) {
     Path root = Fixtures.resource("hosts/" + host);
     return new HostStatsProvider(
-        new HostPaths(root.resolve("cgroup"), root.resolve("proc"), root, root, "kubepods"), null, CLOCK);
+        new HostPaths(root.resolve("cgroup"), root.resolve("proc"), root, root, "kubepods"),
+        null,
+        CLOCK);
   }
 
   private static Summary.FsStats fsOf(Path p) throws Exception {
     Filesystems.Usage u = Filesystems.usage(p);
     return new Summary.FsStats(
-        NOW, u.availableBytes(), u.capacityBytes(), u.usedBytes(), u.inodesFree(), u.inodes(), u.inodesUsed());
+        NOW,
+        u.availableBytes(),
+        u.capacityBytes(),
+        u.usedBytes(),
+        u.inodesFree(),
+        u.inodes(),
+        u.inodesUsed());
   }
 
   @Test
@@ -37,12 +45,16 @@ class HostStatsProviderTest {
     Summary.NodeStats n = s.node();
     assertThat(n.nodeName()).isEqualTo("fixture-v1");
     // MemTotal 16Gi; root usage 8Gi, total_inactive_file 2Gi
-    assertThat(n.memory()).isEqualTo(new Summary.MemoryStats(NOW, 10L << 30, 8L << 30, 6L << 30, 4L << 30));
+    assertThat(n.memory())
+        .isEqualTo(new Summary.MemoryStats(NOW, 10L << 30, 8L << 30, 6L << 30, 4L << 30));
     // kubepods: usage 4Gi, inactive 1Gi, limit 14Gi
     assertThat(n.systemContainers())
         .containsExactly(
             new Summary.ContainerStats(
-                "pods", new Summary.MemoryStats(NOW, 11L << 30, 4L << 30, 3L << 30, 2L << 30), null, null));
+                "pods",
+                new Summary.MemoryStats(NOW, 11L << 30, 4L << 30, 3L << 30, 2L << 30),
+                null,
+                null));
     assertThat(n.rlimit()).isEqualTo(new Summary.RlimitStats(NOW, 4194304L, 417L));
     Path root = Fixtures.resource("hosts/v1");
     Summary.FsStats fs = fsOf(root);
@@ -53,7 +65,12 @@ class HostStatsProviderTest {
 
     assertThat(s.pods())
         .containsExactlyInAnyOrder(
-            pod("aaaaaaaa-0000-0000-0000-000000000001", 1L << 30, (1L << 30) - (256L << 20), 768L << 20, 3),
+            pod(
+                "aaaaaaaa-0000-0000-0000-000000000001",
+                1L << 30,
+                (1L << 30) - (256L << 20),
+                768L << 20,
+                3),
             pod("bbbbbbbb-0000-0000-0000-000000000002", 512L << 20, 512L << 20, 512L << 20, 1),
             pod("cccccccc-0000-0000-0000-000000000003", 256L << 20, 0, 0, 0));
   }
@@ -64,10 +81,13 @@ class HostStatsProviderTest {
     Summary.NodeStats n = s.node();
     assertThat(n.nodeName()).isEqualTo("fixture-v2");
     // MemTotal 8Gi; root usage anon 3Gi + file 2Gi, inactive_file 1Gi
-    assertThat(n.memory()).isEqualTo(new Summary.MemoryStats(NOW, 4L << 30, 5L << 30, 4L << 30, 3L << 30));
+    assertThat(n.memory())
+        .isEqualTo(new Summary.MemoryStats(NOW, 4L << 30, 5L << 30, 4L << 30, 3L << 30));
     // kubepods.slice: memory.current 2Gi, inactive 512Mi, memory.max "max": capacity is MemTotal
     assertThat(n.systemContainer("pods").memory())
-        .isEqualTo(new Summary.MemoryStats(NOW, (8L << 30) - (1536L << 20), 2L << 30, 1536L << 20, 1L << 30));
+        .isEqualTo(
+            new Summary.MemoryStats(
+                NOW, (8L << 30) - (1536L << 20), 2L << 30, 1536L << 20, 1L << 30));
     assertThat(n.rlimit()).isEqualTo(new Summary.RlimitStats(NOW, 32768L, 250L));
     assertThat(s.pods())
         .containsExactlyInAnyOrder(
@@ -88,7 +108,8 @@ class HostStatsProviderTest {
   @Test
   void thisHostsMemoryAgreesWithProcMeminfoAndTheRootMemoryCgroup() throws Exception {
     Cgroups real = Cgroups.detect(HostPaths.DEFAULT_CGROUP_ROOT, null);
-    org.junit.jupiter.api.Assumptions.assumeTrue(real.version().isPresent(), "no memory controller on this host");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        real.version().isPresent(), "no memory controller on this host");
     Summary s = new HostStatsProvider(HostPaths.defaults(), null, CLOCK).summary();
     Map<String, Long> meminfo = Cgroups.readKeyed(Path.of("/proc/meminfo"));
     Summary.MemoryStats m = s.node().memory();
@@ -101,7 +122,8 @@ class HostStatsProviderTest {
       assertThat(root.inactiveFile()).isCloseTo(stat.get("total_inactive_file"), within(tolerance));
     }
     assertThat(m.usageBytes()).isCloseTo(root.usage(), within(tolerance));
-    assertThat(m.workingSetBytes()).isCloseTo(root.usage() - root.inactiveFile(), within(tolerance));
+    assertThat(m.workingSetBytes())
+        .isCloseTo(root.usage() - root.inactiveFile(), within(tolerance));
     assertThat(m.availableBytes()).isCloseTo(meminfo.get("MemAvailable"), within(tolerance));
     assertThat(s.node().rlimit().maxpid())
         .isEqualTo(Long.parseLong(sysctl("/proc/sys/kernel/pid_max")));
@@ -118,20 +140,25 @@ class HostStatsProviderTest {
   @Test
   void missingKubeletAndRuntimeRootsFallBackToTheRootFilesystem() throws Exception {
     HostPaths p =
-        new HostPaths(null, null, Path.of("/no/such/kubelet"), Path.of("/no/such/containerd"), null);
+        new HostPaths(
+            null, null, Path.of("/no/such/kubelet"), Path.of("/no/such/containerd"), null);
     assertThat(p.fallbackWarnings()).hasSize(2).allMatch(w -> w.contains("measured on /"));
     HostStatsProvider h = new HostStatsProvider(p, "n", CLOCK);
     assertThat(h.paths().kubeletRootDir()).isEqualTo(Path.of("/"));
     assertThat(h.paths().runtimeRootDir()).isEqualTo(Path.of("/"));
     Summary s = h.summary();
-    assertThat(s.node().fs().capacityBytes()).isEqualTo(Filesystems.usage(Path.of("/")).capacityBytes());
+    assertThat(s.node().fs().capacityBytes())
+        .isEqualTo(Filesystems.usage(Path.of("/")).capacityBytes());
     assertThat(s.node().nodeName()).isEqualTo("n");
   }
 
   @Test
   void aMissingProcRootIsAStatsError() {
     HostStatsProvider h =
-        new HostStatsProvider(new HostPaths(null, Path.of("/no/such/proc"), null, null, null), "n", CLOCK);
-    assertThatThrownBy(h::summary).isInstanceOf(StatsException.class).hasMessageContaining("/no/such/proc");
+        new HostStatsProvider(
+            new HostPaths(null, Path.of("/no/such/proc"), null, null, null), "n", CLOCK);
+    assertThatThrownBy(h::summary)
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("/no/such/proc");
   }
 }

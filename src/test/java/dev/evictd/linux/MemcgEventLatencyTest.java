@@ -19,13 +19,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Measures how long a crossing takes to become a fact, over many crossings, and prints p50/p99 (timing is reported,
- * not asserted: performance targets belong to benchmarks).
+ * Measures how long a crossing takes to become a fact, over many crossings, and prints p50/p99
+ * (timing is reported, not asserted: performance targets belong to benchmarks).
  *
- * <p>Up: a {@code dd} in the test cgroup appends what the test writes to its stdin to a tmpfs file (the pages are
- * charged to the cgroup); the clock starts before the test writes 2 MiB. Down: the test truncates the file (its
- * pages are uncharged in the truncate call); the clock starts before the truncate. Each measure is therefore an upper
- * bound of the kernel event → fact latency (it includes the pipe hand-off and dd's write for up crossings).
+ * <p>Up: a {@code dd} in the test cgroup appends what the test writes to its stdin to a tmpfs file
+ * (the pages are charged to the cgroup); the clock starts before the test writes 2 MiB. Down: the
+ * test truncates the file (its pages are uncharged in the truncate call); the clock starts before
+ * the truncate. Each measure is therefore an upper bound of the kernel event → fact latency (it
+ * includes the pipe hand-off and dd's write for up crossings).
  */
 class MemcgEventLatencyTest {
   private static final int CROSSINGS_EACH_WAY = 50;
@@ -56,7 +57,9 @@ class MemcgEventLatencyTest {
           MemcgThresholdNotifier.onCgroup(
               Signal.MEMORY_AVAILABLE,
               cg.dir(),
-              f -> arrivals.add(new long[] {System.nanoTime(), f.direction() == Direction.UP ? 1 : 0}),
+              f ->
+                  arrivals.add(
+                      new long[] {System.nanoTime(), f.direction() == Direction.UP ? 1 : 0}),
               Clock.systemUTC())) {
         assertThat(n.register(threshold)).as(String.valueOf(n.unavailableReason())).isTrue();
         Thread.sleep(50); // the waiting thread picks the registration up
@@ -107,7 +110,8 @@ class MemcgEventLatencyTest {
   }
 
   private static void drain(LinkedBlockingQueue<long[]> q) throws InterruptedException {
-    // a write or truncate may raise more than one event (per-CPU event batches): let stragglers arrive, drop them
+    // a write or truncate may raise more than one event (per-CPU event batches): let stragglers
+    // arrive, drop them
     Thread.sleep(5);
     q.clear();
   }

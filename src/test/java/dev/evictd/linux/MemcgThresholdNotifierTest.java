@@ -48,7 +48,14 @@ class MemcgThresholdNotifierTest {
 
   private static Threshold hard(Signal s, String quantity) {
     return new Threshold(
-        "hard " + s, s, ThresholdValue.ofQuantity(Quantity.parse(quantity), quantity), Duration.ZERO, null, 0, "test", false);
+        "hard " + s,
+        s,
+        ThresholdValue.ofQuantity(Quantity.parse(quantity), quantity),
+        Duration.ZERO,
+        null,
+        0,
+        "test",
+        false);
   }
 
   private static Summary summary(long available, long usage, long workingSet) {
@@ -64,7 +71,14 @@ class MemcgThresholdNotifierTest {
         .hasValue((8L << 30) - (100L << 20) + (1L << 30));
     Threshold pct =
         new Threshold(
-            "soft", Signal.MEMORY_AVAILABLE, ThresholdValue.ofFraction(0.1f, "10%"), Duration.ofMinutes(1), null, 0, "t", false);
+            "soft",
+            Signal.MEMORY_AVAILABLE,
+            ThresholdValue.ofFraction(0.1f, "10%"),
+            Duration.ofMinutes(1),
+            null,
+            0,
+            "t",
+            false);
     assertThat(MemcgThresholdNotifier.memcgThreshold(pct, s))
         .hasValue((8L << 30) - (long) ((double) (8L << 30) * (double) 0.1f) + (1L << 30));
   }
@@ -75,12 +89,22 @@ class MemcgThresholdNotifierTest {
     Summary s =
         new Summary(
             new Summary.NodeStats(
-                "n", null, null, null, null, List.of(new Summary.ContainerStats("pods", pods, null, null))),
+                "n",
+                null,
+                null,
+                null,
+                null,
+                List.of(new Summary.ContainerStats("pods", pods, null, null))),
             List.of());
-    assertThat(MemcgThresholdNotifier.memcgThreshold(hard(Signal.ALLOCATABLE_MEMORY_AVAILABLE, "1Gi"), s))
+    assertThat(
+            MemcgThresholdNotifier.memcgThreshold(
+                hard(Signal.ALLOCATABLE_MEMORY_AVAILABLE, "1Gi"), s))
         .hasValue((3L << 30) - (1L << 30) + (1L << 30));
-    assertThat(MemcgThresholdNotifier.memcgThreshold(hard(Signal.MEMORY_AVAILABLE, "1Gi"), s)).isEmpty();
-    assertThat(MemcgThresholdNotifier.memcgThreshold(hard(Signal.MEMORY_AVAILABLE, "1Gi"), summary(1, 2, 1)))
+    assertThat(MemcgThresholdNotifier.memcgThreshold(hard(Signal.MEMORY_AVAILABLE, "1Gi"), s))
+        .isEmpty();
+    assertThat(
+            MemcgThresholdNotifier.memcgThreshold(
+                hard(Signal.MEMORY_AVAILABLE, "1Gi"), summary(1, 2, 1)))
         .hasValue(1 + 1 - 1073741824L + 1);
   }
 
@@ -88,14 +112,17 @@ class MemcgThresholdNotifierTest {
   void crossingUpAndBackDownArriveAsFacts() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("updown");
-    notifier = MemcgThresholdNotifier.onCgroup(Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
+    notifier =
+        MemcgThresholdNotifier.onCgroup(
+            Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
     assertThat(notifier.available()).as(notifier.unavailableReason()).isTrue();
     long threshold = cgroup.usage() + (16L << 20);
     assertThat(notifier.register(threshold)).isTrue();
     assertThat(notifier.registeredThreshold()).hasValue(threshold);
 
     Path file = cgroup.tmpfsFile("64M");
-    Process p = cgroup.startIn(cgroup.dir(), "exec head -c 64M /dev/zero > \"$2\"", file.toString());
+    Process p =
+        cgroup.startIn(cgroup.dir(), "exec head -c 64M /dev/zero > \"$2\"", file.toString());
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).isZero();
 
@@ -119,9 +146,11 @@ class MemcgThresholdNotifierTest {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("refresh");
     MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-    Cgroups cgroups = Cgroups.detect(Path.of("/sys/fs/cgroup"), cgroup.dir().getFileName().toString());
+    Cgroups cgroups =
+        Cgroups.detect(Path.of("/sys/fs/cgroup"), cgroup.dir().getFileName().toString());
     notifier =
-        new MemcgThresholdNotifier(hard(Signal.ALLOCATABLE_MEMORY_AVAILABLE, "1Gi"), cgroups, facts::add, clock);
+        new MemcgThresholdNotifier(
+            hard(Signal.ALLOCATABLE_MEMORY_AVAILABLE, "1Gi"), cgroups, facts::add, clock);
     assertThat(notifier.cgroup()).isEqualTo(cgroup.dir());
     assertThat(notifier.available()).isTrue();
 
@@ -130,23 +159,37 @@ class MemcgThresholdNotifierTest {
     assertThat(notifier.registeredThreshold()).hasValue(first);
 
     clock.advance(Duration.ofSeconds(5));
-    assertThat(notifier.update(podsSummary(9L << 30, 3L << 30, 3L << 30))).as("within 10 s").isFalse();
+    assertThat(notifier.update(podsSummary(9L << 30, 3L << 30, 3L << 30)))
+        .as("within 10 s")
+        .isFalse();
     assertThat(notifier.registeredThreshold()).hasValue(first);
 
     clock.advance(Duration.ofSeconds(5));
-    assertThat(notifier.update(podsSummary(10L << 30, 3L << 30, 2L << 30))).as("unchanged value").isFalse();
-    assertThat(notifier.update(podsSummary(9L << 30, 3L << 30, 3L << 30))).as("10 s later").isTrue();
+    assertThat(notifier.update(podsSummary(10L << 30, 3L << 30, 2L << 30)))
+        .as("unchanged value")
+        .isFalse();
+    assertThat(notifier.update(podsSummary(9L << 30, 3L << 30, 3L << 30)))
+        .as("10 s later")
+        .isTrue();
     assertThat(notifier.registeredThreshold()).hasValue((12L << 30) - (1L << 30));
 
     clock.advance(Duration.ofSeconds(1));
-    assertThat(notifier.updateNow(podsSummary(8L << 30, 5L << 30, 4L << 30))).as("on demand").isTrue();
+    assertThat(notifier.updateNow(podsSummary(8L << 30, 5L << 30, 4L << 30)))
+        .as("on demand")
+        .isTrue();
     assertThat(notifier.registeredThreshold()).hasValue((12L << 30) - (1L << 30) + (1L << 30));
   }
 
   private static Summary podsSummary(long available, long usage, long workingSet) {
     Summary.MemoryStats pods = new Summary.MemoryStats(null, available, usage, workingSet, null);
     return new Summary(
-        new Summary.NodeStats("n", null, null, null, null, List.of(new Summary.ContainerStats("pods", pods, null, null))),
+        new Summary.NodeStats(
+            "n",
+            null,
+            null,
+            null,
+            null,
+            List.of(new Summary.ContainerStats("pods", pods, null, null))),
         List.of());
   }
 
@@ -155,12 +198,15 @@ class MemcgThresholdNotifierTest {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("close");
     Set<String> fdsBefore = openDescriptors();
-    notifier = MemcgThresholdNotifier.onCgroup(Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
+    notifier =
+        MemcgThresholdNotifier.onCgroup(
+            Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
     assertThat(notifier.register(cgroup.usage() + (1L << 30))).isTrue();
     assertThat(notifier.register(cgroup.usage() + (2L << 30))).isTrue();
     Thread t = notifierThread();
     assertThat(t).isNotNull();
-    // the notifier's own eventfds: other threads' selectors open and close eventfds too (HTTP clients, servers of
+    // the notifier's own eventfds: other threads' selectors open and close eventfds too (HTTP
+    // clients, servers of
     // other tests in this JVM), so the check follows these descriptors rather than a count
     Set<String> notifierFds = new HashSet<>(openDescriptors());
     notifierFds.removeAll(fdsBefore);
@@ -184,7 +230,9 @@ class MemcgThresholdNotifierTest {
         .orElse(null);
   }
 
-  /** The numbers of this JVM's open eventfds (other descriptors come and go with unrelated threads). */
+  /**
+   * The numbers of this JVM's open eventfds (other descriptors come and go with unrelated threads).
+   */
   private static Set<String> openDescriptors() throws IOException {
     try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
       return s.filter(
@@ -207,20 +255,26 @@ class MemcgThresholdNotifierTest {
         captureStderr(
             () -> {
               notifier =
-                  MemcgThresholdNotifier.onCgroup(Signal.MEMORY_AVAILABLE, missing, facts::add, Clock.systemUTC());
+                  MemcgThresholdNotifier.onCgroup(
+                      Signal.MEMORY_AVAILABLE, missing, facts::add, Clock.systemUTC());
               assertThat(notifier.register(1L << 30)).isFalse();
               assertThat(notifier.register(2L << 30)).isFalse();
             });
     assertThat(notifier.available()).isFalse();
-    assertThat(notifier.unavailableReason()).contains(missing.toString()).contains("does not exist");
-    assertThat(err.lines().filter(l -> l.contains("WARN") && l.contains("not available"))).hasSize(1);
+    assertThat(notifier.unavailableReason())
+        .contains(missing.toString())
+        .contains("does not exist");
+    assertThat(err.lines().filter(l -> l.contains("WARN") && l.contains("not available")))
+        .hasSize(1);
     assertThat(err).contains(missing.toString());
   }
 
   @Test
   void cgroupV2HasNoThresholdsAndIsReportedUnavailable() {
     Cgroups v2 = Cgroups.detect(Fixtures.resource("hosts/v2/cgroup"), "kubepods");
-    notifier = new MemcgThresholdNotifier(hard(Signal.MEMORY_AVAILABLE, "100Mi"), v2, facts::add, Clock.systemUTC());
+    notifier =
+        new MemcgThresholdNotifier(
+            hard(Signal.MEMORY_AVAILABLE, "100Mi"), v2, facts::add, Clock.systemUTC());
     assertThat(notifier.available()).isFalse();
     assertThat(notifier.unavailableReason()).contains("cgroup v2");
     assertThat(notifier.update(summary(6L << 30, 3L << 30, 2L << 30))).isFalse();

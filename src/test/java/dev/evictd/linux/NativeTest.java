@@ -85,6 +85,7 @@ class NativeTest {
     } finally {
       p.destroyForcibly();
     }
-    assertThatThrownBy(() -> Native.kill(0, Native.SIGKILL)).hasMessageContaining("non-positive pid");
+    assertThatThrownBy(() -> Native.kill(0, Native.SIGKILL))
+        .hasMessageContaining("non-positive pid");
   }
 }

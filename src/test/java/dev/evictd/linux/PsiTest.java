@@ -34,15 +34,18 @@ class PsiTest {
             NOW);
     assertThat(obs)
         .containsExactly(
-            new PressureObservation(PressureResource.IO, PressureLine.SOME, 1.5, 2.25, 3.0, 123, NOW),
-            new PressureObservation(PressureResource.IO, PressureLine.FULL, 0.5, 0.25, 0.0, 45, NOW));
+            new PressureObservation(
+                PressureResource.IO, PressureLine.SOME, 1.5, 2.25, 3.0, 123, NOW),
+            new PressureObservation(
+                PressureResource.IO, PressureLine.FULL, 0.5, 0.25, 0.0, 45, NOW));
   }
 
   @Test
   void aMalformedLineIsRefusedWithTheLine() {
     assertThatThrownBy(() -> PsiReader.parse(PressureResource.CPU, "most avg10=1\n", NOW))
         .hasMessage("not a PSI line: \"most avg10=1\"");
-    assertThatThrownBy(() -> PsiReader.parse(PressureResource.CPU, "some avg10=x avg60=1 avg300=1\n", NOW))
+    assertThatThrownBy(
+            () -> PsiReader.parse(PressureResource.CPU, "some avg10=x avg60=1 avg300=1\n", NOW))
         .hasMessageContaining("not a PSI line");
     assertThatThrownBy(() -> PsiReader.parse(PressureResource.CPU, "some avg10=1 total=5\n", NOW))
         .hasMessageContaining("without avg10/avg60/avg300");
@@ -50,11 +53,15 @@ class PsiTest {
 
   @Test
   void readsEveryResourceOfAFixtureProcTree() {
-    PsiReader r = new PsiReader(Fixtures.resource("hosts/v1/proc"), Clock.fixed(NOW, ZoneOffset.UTC));
+    PsiReader r =
+        new PsiReader(Fixtures.resource("hosts/v1/proc"), Clock.fixed(NOW, ZoneOffset.UTC));
     assertThat(r.available()).isTrue();
     List<PressureObservation> obs = r.read();
     assertThat(obs).hasSize(5); // the fixture's cpu file has no full line, like kernels before 5.13
-    assertThat(obs.get(0)).isEqualTo(new PressureObservation(PressureResource.MEMORY, PressureLine.SOME, 1.5, 42.25, 10.0, 123456, NOW));
+    assertThat(obs.get(0))
+        .isEqualTo(
+            new PressureObservation(
+                PressureResource.MEMORY, PressureLine.SOME, 1.5, 42.25, 10.0, 123456, NOW));
   }
 
   @Test
@@ -75,10 +82,15 @@ class PsiTest {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
     List<PressureObservation> obs = new PsiReader(Path.of("/proc"), Clock.systemUTC()).read();
     assertThat(obs)
-        .anySatisfy(o -> assertThat(o).extracting(PressureObservation::resource, PressureObservation::line)
-            .containsExactly(PressureResource.MEMORY, PressureLine.SOME));
+        .anySatisfy(
+            o ->
+                assertThat(o)
+                    .extracting(PressureObservation::resource, PressureObservation::line)
+                    .containsExactly(PressureResource.MEMORY, PressureLine.SOME));
     assertThat(obs).allSatisfy(o -> assertThat(o.avg10()).isBetween(0.0, 100.0));
-    assertThat(obs).extracting(PressureObservation::resource).contains(PressureResource.IO, PressureResource.CPU);
+    assertThat(obs)
+        .extracting(PressureObservation::resource)
+        .contains(PressureResource.IO, PressureResource.CPU);
   }
 
   @Test
@@ -86,9 +98,12 @@ class PsiTest {
     PsiTrigger t = PsiTrigger.parse("some 150000 2000000");
     assertThat(t).isEqualTo(new PsiTrigger(PressureLine.SOME, 150_000, 2_000_000));
     assertThat(t.toString()).isEqualTo("some 150000 2000000");
-    assertThatThrownBy(() -> PsiTrigger.parse("some 150000")).hasMessageContaining("not a PSI trigger: \"some 150000\"");
-    assertThatThrownBy(() -> PsiTrigger.parse("full 100 400000")).hasMessageContaining("outside 500000..10000000");
-    assertThatThrownBy(() -> PsiTrigger.parse("full 3000000 2000000")).hasMessageContaining("at most the window");
+    assertThatThrownBy(() -> PsiTrigger.parse("some 150000"))
+        .hasMessageContaining("not a PSI trigger: \"some 150000\"");
+    assertThatThrownBy(() -> PsiTrigger.parse("full 100 400000"))
+        .hasMessageContaining("outside 500000..10000000");
+    assertThatThrownBy(() -> PsiTrigger.parse("full 3000000 2000000"))
+        .hasMessageContaining("at most the window");
   }
 
   @Test
@@ -96,7 +111,11 @@ class PsiTest {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
     PsiTriggerNotifier n =
         new PsiTriggerNotifier(
-            PROC_MEMORY, PressureResource.MEMORY, PsiTrigger.parse("full 100000 2000000"), s -> {}, Clock.systemUTC());
+            PROC_MEMORY,
+            PressureResource.MEMORY,
+            PsiTrigger.parse("full 100000 2000000"),
+            s -> {},
+            Clock.systemUTC());
     assertThat(n.available()).as(String.valueOf(n.unavailableReason())).isTrue();
     Thread t = thread("psi-notifier-memory");
     assertThat(t).isNotNull();
@@ -111,10 +130,16 @@ class PsiTest {
   @Test
   void aWindowThatIsNoMultipleOfTwoSecondsIsRefusedWithoutCapSysResource() throws Exception {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
-    assumeTrue(!hasCapSysResource(), "this process has CAP_SYS_RESOURCE: any window from 0.5 s to 10 s is accepted");
+    assumeTrue(
+        !hasCapSysResource(),
+        "this process has CAP_SYS_RESOURCE: any window from 0.5 s to 10 s is accepted");
     PsiTriggerNotifier n =
         new PsiTriggerNotifier(
-            PROC_MEMORY, PressureResource.MEMORY, PsiTrigger.parse("some 150000 1000000"), s -> {}, Clock.systemUTC());
+            PROC_MEMORY,
+            PressureResource.MEMORY,
+            PsiTrigger.parse("some 150000 1000000"),
+            s -> {},
+            Clock.systemUTC());
     try {
       assertThat(n.available()).isFalse();
       assertThat(n.unavailableReason())
@@ -144,11 +169,24 @@ class PsiTest {
     AtomicBoolean spin = new AtomicBoolean(true);
     List<Thread> spinners = new ArrayList<>();
     try (PsiTriggerNotifier n =
-        new PsiTriggerNotifier(cpu, PressureResource.CPU, PsiTrigger.parse("some 50000 2000000"), stalls::add, Clock.systemUTC())) {
+        new PsiTriggerNotifier(
+            cpu,
+            PressureResource.CPU,
+            PsiTrigger.parse("some 50000 2000000"),
+            stalls::add,
+            Clock.systemUTC())) {
       assertThat(n.available()).as(String.valueOf(n.unavailableReason())).isTrue();
       // more runnable threads than CPUs: some of them always wait for a CPU
       for (int i = 0; i < Runtime.getRuntime().availableProcessors() * 3; i++) {
-        Thread t = new Thread(() -> { long x = 0; while (spin.get()) { x++; } }, "spinner-" + i);
+        Thread t =
+            new Thread(
+                () -> {
+                  long x = 0;
+                  while (spin.get()) {
+                    x++;
+                  }
+                },
+                "spinner-" + i);
         t.setDaemon(true);
         t.start();
         spinners.add(t);
@@ -172,13 +210,21 @@ class PsiTest {
   void aMissingPressureFileIsUnavailable() {
     Path missing = Path.of("/no/such/pressure/memory");
     PsiTriggerNotifier n =
-        new PsiTriggerNotifier(missing, PressureResource.MEMORY, PsiTrigger.parse("some 150000 2000000"), s -> {}, Clock.systemUTC());
+        new PsiTriggerNotifier(
+            missing,
+            PressureResource.MEMORY,
+            PsiTrigger.parse("some 150000 2000000"),
+            s -> {},
+            Clock.systemUTC());
     assertThat(n.available()).isFalse();
     assertThat(n.unavailableReason()).contains(missing.toString()).contains("does not exist");
     n.close();
   }
 
   private static Thread thread(String name) {
-    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst().orElse(null);
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals(name))
+        .findFirst()
+        .orElse(null);
   }
 }

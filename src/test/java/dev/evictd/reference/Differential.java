@@ -6,9 +6,9 @@ import dev.evictd.api.PodResources;
 import dev.evictd.api.RankKey;
 import dev.evictd.api.ReclaimAction;
 import dev.evictd.api.Threshold;
-import dev.evictd.engine.PodFacts;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
+import dev.evictd.engine.PodFacts;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.Fixture;
@@ -29,8 +29,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Runs a scenario through the planner with the default rules and through {@link KubeletReference}, step by step,
- * and reports the first disagreement or broken invariant. A second planner runs in lockstep to check determinism.
+ * Runs a scenario through the planner with the default rules and through {@link KubeletReference},
+ * step by step, and reports the first disagreement or broken invariant. A second planner runs in
+ * lockstep to check determinism.
  */
 final class Differential {
   private static RuleSet defaults;
@@ -47,7 +48,8 @@ final class Differential {
 
   /** Loads a scenario exactly as its fixture file would be loaded. */
   static Fixture load(Scenario s) {
-    return FixtureLoader.parse(Path.of(s.name() + ".yaml"), s.toYaml(null).getBytes(StandardCharsets.UTF_8));
+    return FixtureLoader.parse(
+        Path.of(s.name() + ".yaml"), s.toYaml(null).getBytes(StandardCharsets.UTF_8));
   }
 
   /** The reference's result for every step of a loaded fixture. */
@@ -66,7 +68,9 @@ final class Differential {
     return out;
   }
 
-  /** The scenario as a fixture whose expectations are the reference's: ready to save in fixtures/. */
+  /**
+   * The scenario as a fixture whose expectations are the reference's: ready to save in fixtures/.
+   */
   static String fixtureText(Scenario s) {
     try {
       return s.toYaml(reference(load(s)));
@@ -75,7 +79,10 @@ final class Differential {
     }
   }
 
-  /** The first disagreement between the planner and the reference, or broken invariant; null when none. */
+  /**
+   * The first disagreement between the planner and the reference, or broken invariant; null when
+   * none.
+   */
   static String check(Scenario s) {
     Fixture f = load(s);
     KubeletReference ref = new KubeletReference(f.config());
@@ -104,7 +111,11 @@ final class Differential {
           return where + "invariant: " + inv;
         }
         if (!projection(plan).equals(projection(again))) {
-          return where + "invariant: not deterministic: " + projection(plan) + " then " + projection(again);
+          return where
+              + "invariant: not deterministic: "
+              + projection(plan)
+              + " then "
+              + projection(again);
         }
       }
     }
@@ -133,7 +144,9 @@ final class Differential {
         Objects.toString(p.signal()),
         p.reclaimed(),
         p.ranking().stream().map(r -> r.pod().key()).toList(),
-        p.decisions().stream().map(d -> List.of(d.pod().key(), d.gracePeriodSeconds(), d.message())).toList());
+        p.decisions().stream()
+            .map(d -> List.of(d.pod().key(), d.gracePeriodSeconds(), d.message()))
+            .toList());
   }
 
   /** The first difference between the reference's result and the plan, or null. */
@@ -168,21 +181,32 @@ final class Differential {
             + d.gracePeriodSeconds();
       }
       if (!e.message().equals(d.message())) {
-        return "evicted[" + i + "].message: reference \"" + e.message() + "\", planner \"" + d.message() + "\"";
+        return "evicted["
+            + i
+            + "].message: reference \""
+            + e.message()
+            + "\", planner \""
+            + d.message()
+            + "\"";
       }
       boolean local = d.kind() == EvictionDecision.Kind.LOCAL_STORAGE;
       if (local != r.localStorage()) {
-        return "evicted[" + i + "].kind: reference " + (r.localStorage() ? "local storage" : "pressure") + ", planner " + d.kind();
+        return "evicted["
+            + i
+            + "].kind: reference "
+            + (r.localStorage() ? "local storage" : "pressure")
+            + ", planner "
+            + d.kind();
       }
     }
     return null;
   }
 
   /**
-   * The invariants every plan keeps, checked independently of the reference's ranking: no critical pod is evicted;
-   * at most one pressure eviction; a pressure eviction has a threshold on its signal met (with minimum reclaim) and
-   * a local-storage eviction a violated limit; the ranking holds every active pod once, sorted by its keys, equal
-   * keys in pod list order.
+   * The invariants every plan keeps, checked independently of the reference's ranking: no critical
+   * pod is evicted; at most one pressure eviction; a pressure eviction has a threshold on its
+   * signal met (with minimum reclaim) and a local-storage eviction a violated limit; the ranking
+   * holds every active pod once, sorted by its keys, equal keys in pod list order.
    */
   static String brokenInvariant(
       Fixture f, KubeletReference ref, EvictionPlan p, List<Pod> pods, Summary summary) {
@@ -210,9 +234,14 @@ final class Differential {
         }
         List<Threshold> onSignal =
             f.config().thresholds().stream().filter(t -> t.signal() == p.signal()).toList();
-        if (KubeletReference.thresholdsMet(onSignal, KubeletReference.makeSignalObservations(summary), true)
+        if (KubeletReference.thresholdsMet(
+                onSignal, KubeletReference.makeSignalObservations(summary), true)
             .isEmpty()) {
-          return "pressure eviction of " + d.pod() + " while no " + p.signal() + " threshold is met";
+          return "pressure eviction of "
+              + d.pod()
+              + " while no "
+              + p.signal()
+              + " threshold is met";
         }
       } else {
         if (!f.config().localStorageCapacityIsolation()) {

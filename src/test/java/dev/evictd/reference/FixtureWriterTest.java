@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The fixture serializer: what it writes reads back as the same documents, loads with {@link FixtureLoader}, and
- * replays with the expectations it was given; a failing property prints such a fixture, shrunk.
+ * The fixture serializer: what it writes reads back as the same documents, loads with {@link
+ * FixtureLoader}, and replays with the expectations it was given; a failing property prints such a
+ * fixture, shrunk.
  */
 class FixtureWriterTest {
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -29,11 +30,60 @@ class FixtureWriterTest {
   void scalarsReadBackAsTheSameStrings() {
     List<String> tricky =
         List.of(
-            "", "true", "False", "null", "~", "yes", "no", "on", "1e3", "1E3", "10%", "0x10", "0o7", "1_000", "12:30",
-            "2026-01-01T00:00:00Z", "a: b", "- a", "#x", "x #y", "[a]", "{a}", "\"q\"", "'q'", "back\\slash",
-            "two\nlines", "tab\there", "nul\0byte", "\u0085", "\u2028", "\uFEFFbom", "emoji \uD83D\uDE00", "  padded  ",
-            "100Mi", "1.5Gi", "30s", "1m30s", "-1", "+1", ".5", "1.", "inf", ".nan", "*alias", "&anchor", "!tag", "%d",
-            "@x", "`x", "|", ">", "?", ",", "kubernetes.io/config.source");
+            "",
+            "true",
+            "False",
+            "null",
+            "~",
+            "yes",
+            "no",
+            "on",
+            "1e3",
+            "1E3",
+            "10%",
+            "0x10",
+            "0o7",
+            "1_000",
+            "12:30",
+            "2026-01-01T00:00:00Z",
+            "a: b",
+            "- a",
+            "#x",
+            "x #y",
+            "[a]",
+            "{a}",
+            "\"q\"",
+            "'q'",
+            "back\\slash",
+            "two\nlines",
+            "tab\there",
+            "nul\0byte",
+            "\u0085",
+            "\u2028",
+            "\uFEFFbom",
+            "emoji \uD83D\uDE00",
+            "  padded  ",
+            "100Mi",
+            "1.5Gi",
+            "30s",
+            "1m30s",
+            "-1",
+            "+1",
+            ".5",
+            "1.",
+            "inf",
+            ".nan",
+            "*alias",
+            "&anchor",
+            "!tag",
+            "%d",
+            "@x",
+            "`x",
+            "|",
+            ">",
+            "?",
+            ",",
+            "kubernetes.io/config.source");
     for (String s : tricky) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("v", s);
@@ -50,16 +100,23 @@ class FixtureWriterTest {
       Scenario s = ScenarioGen.scenario(Choices.random(1_000 + i));
       String text = s.toYaml(Differential.reference(Differential.load(s)));
       // the same documents
-      String written = JSON.writeValueAsString(YamlNode.parse("w.yaml", text.getBytes(StandardCharsets.UTF_8)).toJson());
-      String original = JSON.writeValueAsString(JSON.valueToTree(s.toFixture(Differential.reference(Differential.load(s)))));
+      String written =
+          JSON.writeValueAsString(
+              YamlNode.parse("w.yaml", text.getBytes(StandardCharsets.UTF_8)).toJson());
+      String original =
+          JSON.writeValueAsString(
+              JSON.valueToTree(s.toFixture(Differential.reference(Differential.load(s)))));
       assertThat(JSON.readTree(written)).as("case %d", i).isEqualTo(JSON.readTree(original));
       // loads, and the planner meets every expectation the reference wrote
-      Fixture f = FixtureLoader.parse(Path.of("generated.yaml"), text.getBytes(StandardCharsets.UTF_8));
+      Fixture f =
+          FixtureLoader.parse(Path.of("generated.yaml"), text.getBytes(StandardCharsets.UTF_8));
       assertThat(f.steps()).hasSize(s.steps().size());
       assertThat(f.pods()).hasSize(s.pods().size());
       assertThat(f.steps()).allSatisfy(step -> assertThat(step.expect()).isNotNull());
       FixtureResult r = new FixtureRunner(dir -> Differential.rules()).run(f);
-      assertThat(r.status()).as("case %d: %s\n%s", i, r.mismatch(), text).isEqualTo(FixtureResult.Status.PASSED);
+      assertThat(r.status())
+          .as("case %d: %s\n%s", i, r.mismatch(), text)
+          .isEqualTo(FixtureResult.Status.PASSED);
     }
   }
 
@@ -70,7 +127,8 @@ class FixtureWriterTest {
         Property.of(
                 "fails on two pods",
                 ScenarioGen::scenario,
-                s -> s.pods().size() >= 2 && s.steps().size() >= 2 ? "two pods and two steps" : null)
+                s ->
+                    s.pods().size() >= 2 && s.steps().size() >= 2 ? "two pods and two steps" : null)
             .render(Differential::fixtureText)
             .seed(5L)
             .tries(500);
@@ -79,9 +137,15 @@ class FixtureWriterTest {
         .satisfies(
             e -> {
               String msg = e.getMessage();
-              assertThat(msg).contains("fails on two pods: falsified").contains("two pods and two steps");
-              String yaml = msg.substring(msg.indexOf("--- shrunk case ---\n") + "--- shrunk case ---\n".length());
-              Fixture f = FixtureLoader.parse(Path.of("shrunk.yaml"), yaml.getBytes(StandardCharsets.UTF_8));
+              assertThat(msg)
+                  .contains("fails on two pods: falsified")
+                  .contains("two pods and two steps");
+              String yaml =
+                  msg.substring(
+                      msg.indexOf("--- shrunk case ---\n") + "--- shrunk case ---\n".length());
+              Fixture f =
+                  FixtureLoader.parse(
+                      Path.of("shrunk.yaml"), yaml.getBytes(StandardCharsets.UTF_8));
               // shrunk to the smallest failing case: exactly two pods and two steps
               assertThat(f.pods()).hasSize(2);
               assertThat(f.steps()).hasSize(2);

@@ -26,19 +26,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A straight-line, plain-Java port of the kubelet eviction manager's {@code synchronize} (pkg/kubelet/eviction:
- * eviction_manager.go, helpers.go, api/types.go), written from the kubelet's source and independent of evictd's
- * rules. It is the oracle of the differential tests: on any input the default rules must plan what this class
- * computes.
+ * A straight-line, plain-Java port of the kubelet eviction manager's {@code synchronize}
+ * (pkg/kubelet/eviction: eviction_manager.go, helpers.go, api/types.go), written from the kubelet's
+ * source and independent of evictd's rules. It is the oracle of the differential tests: on any
+ * input the default rules must plan what this class computes.
  *
- * <p>Input plumbing that is not policy is shared with evictd: the thresholds come from {@link EvictionConfig}
- * (KubeletEvictionConfig: defaults, allocatable copy, containerfs derivation, validation), quantities are
- * {@link Quantity} (Go-exact), pod requests, limits, criticality and local volumes come from {@link PodResources}.
+ * <p>Input plumbing that is not policy is shared with evictd: the thresholds come from {@link
+ * EvictionConfig} (KubeletEvictionConfig: defaults, allocatable copy, containerfs derivation,
+ * validation), quantities are {@link Quantity} (Go-exact), pod requests, limits, criticality and
+ * local volumes come from {@link PodResources}.
  *
- * <p>Where the kubelet is not deterministic (it collects the thresholds whose grace period is met from a Go map and
- * sorts them with an unstable sort that only puts memory first), this class uses evictd's documented choice:
- * memory signals, then disk, then PID; within a family, configuration order ({@link Threshold#order()}). Pods are
- * ranked with a stable sort: equal keys keep the active pod list order (Go's {@code sort.Sort} is not stable).
+ * <p>Where the kubelet is not deterministic (it collects the thresholds whose grace period is met
+ * from a Go map and sorts them with an unstable sort that only puts memory first), this class uses
+ * evictd's documented choice: memory signals, then disk, then PID; within a family, configuration
+ * order ({@link Threshold#order()}). Pods are ranked with a stable sort: equal keys keep the active
+ * pod list order (Go's {@code sort.Sort} is not stable).
  */
 public final class KubeletReference {
   /** Go {@code immediateEvictionGracePeriodSeconds}. */
@@ -56,7 +58,8 @@ public final class KubeletReference {
   /**
    * What one sync did.
    *
-   * @param conditions the node conditions reported, in MemoryPressure, DiskPressure, PIDPressure order
+   * @param conditions the node conditions reported, in MemoryPressure, DiskPressure, PIDPressure
+   *     order
    * @param signal the signal of the threshold chosen to reclaim, or null
    * @param reclaimed the node-level reclaim functions run, in order
    * @param ranking the active pods (namespace/name) in rank order, empty when the sync did not rank
@@ -79,7 +82,8 @@ public final class KubeletReference {
 
   // managerImpl state
   private List<NodeConditionType> nodeConditions = List.of();
-  private Map<NodeConditionType, Instant> nodeConditionsLastObservedAt = new EnumMap<>(NodeConditionType.class);
+  private Map<NodeConditionType, Instant> nodeConditionsLastObservedAt =
+      new EnumMap<>(NodeConditionType.class);
   private Map<Threshold, Instant> thresholdsFirstObservedAt = new LinkedHashMap<>();
   private List<Threshold> thresholdsMet = List.of();
   private Map<Signal, Observed> lastObservations = Map.of();
@@ -107,9 +111,12 @@ public final class KubeletReference {
     if (thresholds.isEmpty() && !localStorageCapacityIsolation) {
       return result(null, List.of(), List.of(), List.of(), false);
     }
-    // `thresholds := m.config.Thresholds` is read before the filesystem layout is known. In the first sync,
-    // `thresholds, err := UpdateContainerFsThresholds(...)` declares a new variable inside the if block: only
-    // m.config.Thresholds gets the appended containerfs thresholds (replacements are written in place and seen).
+    // `thresholds := m.config.Thresholds` is read before the filesystem layout is known. In the
+    // first sync,
+    // `thresholds, err := UpdateContainerFsThresholds(...)` declares a new variable inside the if
+    // block: only
+    // m.config.Thresholds gets the appended containerfs thresholds (replacements are written in
+    // place and seen).
     List<Threshold> current = thresholds;
     if (!layoutKnown) {
       layoutKnown = true;
@@ -117,13 +124,15 @@ public final class KubeletReference {
     }
     boolean dedicatedImageFs = layout.hasImageFs();
 
-    // make observations and get a function to derive pod usage stats relative to those observations.
+    // make observations and get a function to derive pod usage stats relative to those
+    // observations.
     Map<Signal, Observed> observations = makeSignalObservations(summary);
     Map<String, Summary.PodStats> statsByUid = cachedStats(summary);
 
     // determine the set of thresholds met independent of grace period
     List<Threshold> met = thresholdsMet(current, observations, false);
-    // determine the set of thresholds previously met that have not yet satisfied the associated min-reclaim
+    // determine the set of thresholds previously met that have not yet satisfied the associated
+    // min-reclaim
     if (!thresholdsMet.isEmpty()) {
       List<Threshold> notYetResolved = thresholdsMet(thresholdsMet, observations, true);
       met = mergeThresholds(met, notYetResolved);
@@ -144,7 +153,8 @@ public final class KubeletReference {
       }
     }
     // track when a node condition was last observed
-    Map<NodeConditionType, Instant> conditionsLastObservedAt = new EnumMap<>(NodeConditionType.class);
+    Map<NodeConditionType, Instant> conditionsLastObservedAt =
+        new EnumMap<>(NodeConditionType.class);
     for (NodeConditionType c : observedConditions) {
       conditionsLastObservedAt.put(c, now);
     }
@@ -159,7 +169,8 @@ public final class KubeletReference {
       }
     }
 
-    // determine the set of thresholds we need to drive eviction behavior (i.e. all grace periods are met)
+    // determine the set of thresholds we need to drive eviction behavior (i.e. all grace periods
+    // are met)
     List<Threshold> graceMet = new ArrayList<>();
     for (Map.Entry<Threshold, Instant> e : firstObservedAt.entrySet()) {
       Duration duration = Duration.between(e.getValue(), now);
@@ -191,17 +202,21 @@ public final class KubeletReference {
       return result(null, List.of(), List.of(), List.of(), false);
     }
 
-    // rank the thresholds by eviction priority (evictd's deterministic order; see the class comment)
+    // rank the thresholds by eviction priority (evictd's deterministic order; see the class
+    // comment)
     List<Threshold> sorted = new ArrayList<>(updated);
     sorted.sort(
-        Comparator.comparingInt((Threshold t) -> familyRank(t.signal())).thenComparingInt(Threshold::order));
+        Comparator.comparingInt((Threshold t) -> familyRank(t.signal()))
+            .thenComparingInt(Threshold::order));
     Threshold thresholdToReclaim = sorted.get(0);
     String resourceToReclaim = resource(thresholdToReclaim.signal());
 
-    // check if there are node-level resources we can reclaim to reduce pressure before evicting end-user pods.
+    // check if there are node-level resources we can reclaim to reduce pressure before evicting
+    // end-user pods.
     List<ReclaimAction> reclaimFuncs = nodeReclaimFuncs(thresholdToReclaim.signal());
     if (!reclaimFuncs.isEmpty()) {
-      Map<Signal, Observed> after = makeSignalObservations(afterReclaim != null ? afterReclaim : summary);
+      Map<Signal, Observed> after =
+          makeSignalObservations(afterReclaim != null ? afterReclaim : summary);
       // evaluate all thresholds independently of their grace period to see if with
       // the new observations, we think we have met min reclaim goals
       if (thresholdsMet(thresholds, after, true).isEmpty()) {
@@ -296,8 +311,9 @@ public final class KubeletReference {
   }
 
   /**
-   * The local-storage limit a pod violates, as the kubelet checks it (emptyDir sizeLimit, then the pod's ephemeral
-   * storage limit, then its containers'), whether or not the pod may be evicted; null when it violates none.
+   * The local-storage limit a pod violates, as the kubelet checks it (emptyDir sizeLimit, then the
+   * pod's ephemeral storage limit, then its containers'), whether or not the pod may be evicted;
+   * null when it violates none.
    */
   public String localStorageViolation(Pod pod, Summary.PodStats podStats) {
     if (podStats == null) {
@@ -413,7 +429,8 @@ public final class KubeletReference {
       }
       Quantity threshold = thresholdsMap.get(containerStat.name());
       if (threshold != null && threshold.compareTo(containerUsed) < 0) {
-        // containerEphemeralStorageMessageFmt: "Container %s exceeded its local ephemeral storage limit %q. "
+        // containerEphemeralStorageMessageFmt: "Container %s exceeded its local ephemeral storage
+        // limit %q. "
         return "Container "
             + containerStat.name()
             + " exceeded its local ephemeral storage limit "
@@ -440,7 +457,9 @@ public final class KubeletReference {
       result.put(
           Signal.MEMORY_AVAILABLE,
           new Observed(
-              memory.availableBytes(), memory.availableBytes() + memory.workingSetBytes(), memory.time()));
+              memory.availableBytes(),
+              memory.availableBytes() + memory.workingSetBytes(),
+              memory.time()));
     }
     // getSysContainer: the first system container named "pods"
     Summary.ContainerStats allocatable = null;
@@ -462,9 +481,13 @@ public final class KubeletReference {
     }
     fsObservations(result, node.fs(), Signal.NODEFS_AVAILABLE, Signal.NODEFS_INODES_FREE);
     if (node.runtime() != null) {
-      fsObservations(result, node.runtime().imageFs(), Signal.IMAGEFS_AVAILABLE, Signal.IMAGEFS_INODES_FREE);
       fsObservations(
-          result, node.runtime().containerFs(), Signal.CONTAINERFS_AVAILABLE, Signal.CONTAINERFS_INODES_FREE);
+          result, node.runtime().imageFs(), Signal.IMAGEFS_AVAILABLE, Signal.IMAGEFS_INODES_FREE);
+      fsObservations(
+          result,
+          node.runtime().containerFs(),
+          Signal.CONTAINERFS_AVAILABLE,
+          Signal.CONTAINERFS_INODES_FREE);
     }
     Summary.RlimitStats rlimit = node.rlimit();
     if (rlimit != null && rlimit.curproc() != null && rlimit.maxpid() != null) {
@@ -487,7 +510,10 @@ public final class KubeletReference {
     }
   }
 
-  /** Go {@code cachedStatsFunc}: pod stats by uid; a later entry with the same uid replaces an earlier one. */
+  /**
+   * Go {@code cachedStatsFunc}: pod stats by uid; a later entry with the same uid replaces an
+   * earlier one.
+   */
   static Map<String, Summary.PodStats> cachedStats(Summary summary) {
     Map<String, Summary.PodStats> byUid = new HashMap<>();
     if (summary == null) {
@@ -508,7 +534,8 @@ public final class KubeletReference {
     if (value.quantity() != null) {
       return value.quantity();
     }
-    return Quantity.of((long) ((double) capacity * (double) value.percentage()), Quantity.Format.BINARY_SI);
+    return Quantity.of(
+        (long) ((double) capacity * (double) value.percentage()), Quantity.Format.BINARY_SI);
   }
 
   /** Go {@code thresholdsMet}. */
@@ -532,7 +559,10 @@ public final class KubeletReference {
     return results;
   }
 
-  /** Go {@code mergeThresholds}: appends the thresholds of {@code b} that {@code hasThreshold} does not find. */
+  /**
+   * Go {@code mergeThresholds}: appends the thresholds of {@code b} that {@code hasThreshold} does
+   * not find.
+   */
   static List<Threshold> mergeThresholds(List<Threshold> a, List<Threshold> b) {
     List<Threshold> results = new ArrayList<>(a);
     for (Threshold t : b) {
@@ -626,7 +656,11 @@ public final class KubeletReference {
     boolean split = layout.splitContainerFs();
     if (withImageFs && !split) {
       return switch (s) {
-        case IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE -> both;
+        case IMAGEFS_AVAILABLE,
+            IMAGEFS_INODES_FREE,
+            CONTAINERFS_AVAILABLE,
+            CONTAINERFS_INODES_FREE ->
+            both;
         default -> List.of(); // nodefs: only logs would help, the kubelet reclaims nothing
       };
     } else if (withImageFs) {
@@ -660,7 +694,10 @@ public final class KubeletReference {
     int cmp(Pod p1, Pod p2);
   }
 
-  /** Go {@code orderedBy(cmp...)}: the first comparison that is not equal decides, the last one decides ties. */
+  /**
+   * Go {@code orderedBy(cmp...)}: the first comparison that is not equal decides, the last one
+   * decides ties.
+   */
   private static Comparator<Pod> orderedBy(CmpFunc... cmp) {
     return (p1, p2) -> {
       int k;
@@ -705,17 +742,24 @@ public final class KubeletReference {
               ? List.of(FsStatsType.LOGS, FsStatsType.LOCAL_VOLUME_SOURCE)
               : List.of(FsStatsType.ROOT, FsStatsType.IMAGES);
     } else if (withImageFs) {
-      // split: nodefs and containerfs track logs, local volumes and the writable layer; imagefs only images
+      // split: nodefs and containerfs track logs, local volumes and the writable layer; imagefs
+      // only images
       measure =
           nodeFsSide
               ? List.of(FsStatsType.LOGS, FsStatsType.LOCAL_VOLUME_SOURCE, FsStatsType.ROOT)
               : List.of(FsStatsType.IMAGES);
     } else {
       measure =
-          List.of(FsStatsType.IMAGES, FsStatsType.ROOT, FsStatsType.LOGS, FsStatsType.LOCAL_VOLUME_SOURCE);
+          List.of(
+              FsStatsType.IMAGES,
+              FsStatsType.ROOT,
+              FsStatsType.LOGS,
+              FsStatsType.LOCAL_VOLUME_SOURCE);
     }
     return orderedBy(
-        exceedDiskRequests(stats, measure, inodes), KubeletReference::priority, disk(stats, measure, inodes));
+        exceedDiskRequests(stats, measure, inodes),
+        KubeletReference::priority,
+        disk(stats, measure, inodes));
   }
 
   private static int cmpBool(boolean a, boolean b) {
@@ -735,7 +779,8 @@ public final class KubeletReference {
   }
 
   /** Memoizes a per-pod value while one ranking sorts (comparators ask for it O(n log n) times). */
-  private static <V> java.util.function.Function<Pod, V> perPod(java.util.function.Function<Pod, V> f) {
+  private static <V> java.util.function.Function<Pod, V> perPod(
+      java.util.function.Function<Pod, V> f) {
     Map<Pod, V> cache = new java.util.IdentityHashMap<>();
     return p -> cache.computeIfAbsent(p, f);
   }
@@ -788,7 +833,8 @@ public final class KubeletReference {
   private CmpFunc exceedDiskRequests(
       Map<String, Summary.PodStats> stats, List<FsStatsType> measure, boolean inodes) {
     String diskResource = inodes ? "inodes" : PodResources.EPHEMERAL_STORAGE;
-    java.util.function.Function<Pod, Quantity> request = perPod(p -> PodResources.requestQuantity(p, diskResource));
+    java.util.function.Function<Pod, Quantity> request =
+        perPod(p -> PodResources.requestQuantity(p, diskResource));
     java.util.function.Function<Pod, Quantity> usage =
         perPod(p -> podDiskUsage(stats.get(PodFacts.uid(p)), p, measure, inodes));
     return (p1, p2) -> {
@@ -804,7 +850,8 @@ public final class KubeletReference {
     };
   }
 
-  private CmpFunc disk(Map<String, Summary.PodStats> stats, List<FsStatsType> measure, boolean inodes) {
+  private CmpFunc disk(
+      Map<String, Summary.PodStats> stats, List<FsStatsType> measure, boolean inodes) {
     // the kubelet subtracts the ephemeral-storage request (bytes) even when measuring inodes
     java.util.function.Function<Pod, Quantity> aboveRequest =
         perPod(
@@ -887,7 +934,8 @@ public final class KubeletReference {
       Map<String, Summary.PodStats> stats,
       List<Threshold> thresholds,
       Map<Signal, Observed> observations) {
-    StringBuilder message = new StringBuilder("The node was low on resource: " + resourceToReclaim + ". ");
+    StringBuilder message =
+        new StringBuilder("The node was low on resource: " + resourceToReclaim + ". ");
     // getThresholdMetInfo: the first threshold on the same resource that has an observation
     for (Threshold t : thresholds) {
       if (resource(t.signal()).equals(resourceToReclaim)) {
@@ -898,7 +946,11 @@ public final class KubeletReference {
               Quantity.of(
                   observed.available(),
                   binary(t.signal()) ? Quantity.Format.BINARY_SI : Quantity.Format.DECIMAL_SI);
-          message.append("Threshold quantity: ").append(quantity).append(", available: ").append(available);
+          message
+              .append("Threshold quantity: ")
+              .append(quantity)
+              .append(", available: ")
+              .append(available);
           message.append(". ");
           break;
         }
@@ -911,7 +963,9 @@ public final class KubeletReference {
     // Pod level resources will be included in eviction message, along container resources
     if (resourceToReclaim.equals("memory") && PodResources.isPodLevelResourcesSet(pod)) {
       ResourceRequirements r = pod.getSpec().getResources();
-      if (r.getRequests() != null && r.getRequests().containsKey("memory") && podStats.memory() != null) {
+      if (r.getRequests() != null
+          && r.getRequests().containsKey("memory")
+          && podStats.memory() != null) {
         Quantity podRequest = fabric8(r.getRequests().get("memory"));
         message.append(
             String.format(
@@ -934,7 +988,8 @@ public final class KubeletReference {
         continue;
       }
       for (Container container : containers) {
-        if (container == null || !java.util.Objects.equals(container.getName(), containerStats.name())) {
+        if (container == null
+            || !java.util.Objects.equals(container.getName(), containerStats.name())) {
           continue;
         }
         Quantity requests = PodResources.containerRequest(container, resourceToReclaim);
@@ -942,22 +997,24 @@ public final class KubeletReference {
         if (resourceToReclaim.equals("ephemeral-storage")) {
           Summary.FsStats rootfs = containerStats.rootfs();
           Summary.FsStats logs = containerStats.logs();
-          if (rootfs != null && rootfs.usedBytes() != null && logs != null && logs.usedBytes() != null) {
+          if (rootfs != null
+              && rootfs.usedBytes() != null
+              && logs != null
+              && logs.usedBytes() != null) {
             usage = Quantity.of(rootfs.usedBytes() + logs.usedBytes(), Quantity.Format.BINARY_SI);
           }
         } else if (resourceToReclaim.equals("memory")) {
-          if (containerStats.memory() != null && containerStats.memory().workingSetBytes() != null) {
-            usage = Quantity.of(containerStats.memory().workingSetBytes(), Quantity.Format.BINARY_SI);
+          if (containerStats.memory() != null
+              && containerStats.memory().workingSetBytes() != null) {
+            usage =
+                Quantity.of(containerStats.memory().workingSetBytes(), Quantity.Format.BINARY_SI);
           }
         }
         if (usage != null && usage.compareTo(requests) > 0) {
           message.append(
               String.format(
                   "Container %s was using %s, request is %s, has larger consumption of %s. ",
-                  container.getName(),
-                  usage,
-                  requests,
-                  resourceToReclaim));
+                  container.getName(), usage, requests, resourceToReclaim));
         }
         // Found the container to compare resource usage with
         break;
@@ -990,13 +1047,14 @@ public final class KubeletReference {
     if (q == null) {
       return Quantity.ZERO;
     }
-    String text = (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
+    String text =
+        (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
     return Quantity.parse(text.strip());
   }
 
   /**
-   * Go's {@code %q} (strconv.Quote) for the names the tests generate: ASCII with Go's escapes; other characters
-   * are kept as they are (Go keeps printable ones too).
+   * Go's {@code %q} (strconv.Quote) for the names the tests generate: ASCII with Go's escapes;
+   * other characters are kept as they are (Go keeps printable ones too).
    */
   static String goQuote(String s) {
     StringBuilder b = new StringBuilder("\"");

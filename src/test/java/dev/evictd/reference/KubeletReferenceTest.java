@@ -16,15 +16,18 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The reference implementation meets the expectations of every fixture written for the default rules (the kubelet's
- * own scenarios ported to fixtures, and evictd's edge cases): evidence that it is a faithful port, found without the
- * rules.
+ * The reference implementation meets the expectations of every fixture written for the default
+ * rules (the kubelet's own scenarios ported to fixtures, and evictd's edge cases): evidence that it
+ * is a faithful port, found without the rules.
  */
 class KubeletReferenceTest {
 
   static List<Path> defaultRuleFixtures() throws IOException {
     try (Stream<Path> s = Files.walk(Path.of("fixtures"))) {
-      return s.filter(p -> p.toString().endsWith(".yaml") && !p.getFileName().toString().equals("rules.yaml"))
+      return s.filter(
+              p ->
+                  p.toString().endsWith(".yaml")
+                      && !p.getFileName().toString().equals("rules.yaml"))
           .filter(p -> FixtureLoader.load(p).rules() == null)
           .sorted()
           .toList();
@@ -36,7 +39,10 @@ class KubeletReferenceTest {
     List<Path> files = defaultRuleFixtures();
     assertThat(files).hasSizeGreaterThan(25);
     return files.stream()
-        .map(f -> DynamicTest.dynamicTest(f.toString(), () -> assertThat(mismatches(FixtureLoader.load(f))).isEmpty()));
+        .map(
+            f ->
+                DynamicTest.dynamicTest(
+                    f.toString(), () -> assertThat(mismatches(FixtureLoader.load(f))).isEmpty()));
   }
 
   /** Every expectation of the fixture the reference does not meet. */
@@ -65,7 +71,8 @@ class KubeletReferenceTest {
       }
       if (e.evicted() != null) {
         List<String> pods = r.evictions().stream().map(KubeletReference.Eviction::pod).toList();
-        List<String> expected = e.evicted().stream().map(Expectation.ExpectedEviction::pod).toList();
+        List<String> expected =
+            e.evicted().stream().map(Expectation.ExpectedEviction::pod).toList();
         if (!expected.equals(pods)) {
           out.add(at + "evicted " + expected + " != " + pods);
           continue;

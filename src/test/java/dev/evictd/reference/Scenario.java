@@ -6,17 +6,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A generated fixture before its expectations: a kubelet configuration, a filesystem layout, pods and steps, each
- * kept as the document tree the fixture file holds (pods and summaries are real Kubernetes documents).
+ * A generated fixture before its expectations: a kubelet configuration, a filesystem layout, pods
+ * and steps, each kept as the document tree the fixture file holds (pods and summaries are real
+ * Kubernetes documents).
  *
  * @param name the fixture's name
- * @param kubeletConfig the KubeletConfiguration eviction fields, or null for none (the kubelet's defaults)
+ * @param kubeletConfig the KubeletConfiguration eviction fields, or null for none (the kubelet's
+ *     defaults)
  * @param fsLayout shared, dedicated or split
  * @param pods the pod documents active at the start
  * @param steps the sync steps
  */
 public record Scenario(
-    String name, Map<String, Object> kubeletConfig, String fsLayout, List<Map<String, Object>> pods, List<Step> steps) {
+    String name,
+    Map<String, Object> kubeletConfig,
+    String fsLayout,
+    List<Map<String, Object>> pods,
+    List<Step> steps) {
 
   /**
    * One sync.
@@ -27,9 +33,15 @@ public record Scenario(
    * @param afterReclaim the summary after node-level reclaim, or null
    */
   public record Step(
-      String advance, List<Map<String, Object>> pods, Map<String, Object> summary, Map<String, Object> afterReclaim) {}
+      String advance,
+      List<Map<String, Object>> pods,
+      Map<String, Object> summary,
+      Map<String, Object> afterReclaim) {}
 
-  /** The fixture document; {@code expected} (one result per step, or null) becomes each step's {@code expect}. */
+  /**
+   * The fixture document; {@code expected} (one result per step, or null) becomes each step's
+   * {@code expect}.
+   */
   public Map<String, Object> toFixture(List<KubeletReference.Result> expected) {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("name", name);

@@ -10,23 +10,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Generates random scenarios: a node (filesystem layout, capacities), a kubelet eviction configuration (hard, soft,
- * grace periods, minimum reclaim, percentages, transition period, max pod grace period, enforceNodeAllocatable,
- * localStorageCapacityIsolation, merged defaults), pods (QoS mixes, priorities incl. critical, static and mirror
- * pods, init containers and sidecars, overhead, pod-level resources, volumes, ephemeral-storage requests and limits,
- * termination grace periods) and steps with clock advances, pod list changes, summaries (missing fields and pod
+ * Generates random scenarios: a node (filesystem layout, capacities), a kubelet eviction
+ * configuration (hard, soft, grace periods, minimum reclaim, percentages, transition period, max
+ * pod grace period, enforceNodeAllocatable, localStorageCapacityIsolation, merged defaults), pods
+ * (QoS mixes, priorities incl. critical, static and mirror pods, init containers and sidecars,
+ * overhead, pod-level resources, volumes, ephemeral-storage requests and limits, termination grace
+ * periods) and steps with clock advances, pod list changes, summaries (missing fields and pod
  * stats, {@code time} fields) and post-reclaim summaries.
  *
- * <p>Observed amounts are drawn near the configured thresholds (the threshold, one below, one above, with and
- * without minimum reclaim) as often as anywhere else, so that boundaries are exercised. Every draw's simplest
- * value (0) is the plainest option, so shrinking yields small fixtures.
+ * <p>Observed amounts are drawn near the configured thresholds (the threshold, one below, one
+ * above, with and without minimum reclaim) as often as anywhere else, so that boundaries are
+ * exercised. Every draw's simplest value (0) is the plainest option, so shrinking yields small
+ * fixtures.
  */
 public final class ScenarioGen {
   static final long KI = 1024;
   static final long MI = KI * KI;
   static final long GI = MI * KI;
 
-  private static final String[] MEMORY_SIGNALS = {"memory.available", "allocatableMemory.available"};
+  private static final String[] MEMORY_SIGNALS = {
+    "memory.available", "allocatableMemory.available"
+  };
   private static final String[] SIGNALS = {
     "memory.available",
     "nodefs.available",
@@ -39,7 +43,12 @@ public final class ScenarioGen {
     "containerfs.inodesFree"
   };
   private static final List<String> DEFAULT_HARD =
-      List.of("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree");
+      List.of(
+          "memory.available",
+          "nodefs.available",
+          "nodefs.inodesFree",
+          "imagefs.available",
+          "imagefs.inodesFree");
 
   private final Choices c;
   private final Map<String, List<String>> thresholdTexts = new LinkedHashMap<>();
@@ -166,7 +175,8 @@ public final class ScenarioGen {
         String v = minReclaim(s);
         mr.put(s, v);
       }
-      mr.forEach((s, v) -> minReclaimTexts.computeIfAbsent(s, k -> new ArrayList<>()).add((String) v));
+      mr.forEach(
+          (s, v) -> minReclaimTexts.computeIfAbsent(s, k -> new ArrayList<>()).add((String) v));
       kc.put("evictionMinimumReclaim", mr);
     }
     String transition = c.pick(null, "1m", "0s", "30s", "5m", "10m", "1s");
@@ -178,7 +188,8 @@ public final class ScenarioGen {
       kc.put("evictionMaxPodGracePeriod", maxGrace);
     }
     List<String> enforce =
-        c.pick(null, List.of("pods"), List.of(), List.of("none"), List.of("pods", "system-reserved"));
+        c.pick(
+            null, List.of("pods"), List.of(), List.of("none"), List.of("pods", "system-reserved"));
     if (enforce != null) {
       kc.put("enforceNodeAllocatable", enforce);
     }
@@ -211,7 +222,8 @@ public final class ScenarioGen {
 
   private String thresholdValue(String s) {
     if (isMemory(s)) {
-      return c.pick("1Gi", "100Mi", "500Mi", "1.5Gi", "2Gi", "10%", "7.5%", "1000M", "0%", "100%", "33.3%");
+      return c.pick(
+          "1Gi", "100Mi", "500Mi", "1.5Gi", "2Gi", "10%", "7.5%", "1000M", "0%", "100%", "33.3%");
     }
     if (s.endsWith(".available")) {
       return c.pick("10%", "15%", "1Gi", "5Gi", "20Gi", "2.5%", "50%", "0%");
@@ -268,12 +280,15 @@ public final class ScenarioGen {
     }
     int[] n = {0};
     spec.put("containers", c.listOf(1, 3, 0.4, () -> container("c" + n[0]++, false)));
-    List<Object> init = c.optional(0.25, () -> c.listOf(1, 2, 0.3, () -> container("init" + n[0]++, true)));
+    List<Object> init =
+        c.optional(0.25, () -> c.listOf(1, 2, 0.3, () -> container("init" + n[0]++, true)));
     if (init != null) {
       spec.put("initContainers", init);
     }
     if (c.chance(0.1)) {
-      spec.put("overhead", c.pick(map("memory", "50Mi", "cpu", "10m"), map("ephemeral-storage", "10Mi")));
+      spec.put(
+          "overhead",
+          c.pick(map("memory", "50Mi", "cpu", "10m"), map("ephemeral-storage", "10Mi")));
     }
     if (c.chance(0.07)) {
       Map<String, Object> r = new LinkedHashMap<>();
@@ -329,13 +344,17 @@ public final class ScenarioGen {
   private Map<String, Object> resources() {
     Map<String, Object> m = new LinkedHashMap<>();
     if (c.chance(0.6)) {
-      m.put("memory", c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m", "300E"));
+      m.put(
+          "memory",
+          c.pick("100Mi", "200Mi", "1Gi", "500M", "1.5Gi", "64Mi", "0", "100Ei", "100m", "300E"));
     }
     if (c.chance(0.4)) {
       m.put("cpu", c.pick("100m", "1", "250m"));
     }
     if (c.chance(0.4)) {
-      m.put("ephemeral-storage", c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m", "30E"));
+      m.put(
+          "ephemeral-storage",
+          c.pick("100Mi", "1Gi", "500Mi", "2Gi", "10Mi", "1m", "20Ei", "1500m", "30E"));
     }
     return m;
   }
@@ -373,7 +392,10 @@ public final class ScenarioGen {
       put(node, "memory", c.optional(0.9, this::nodeMemory));
       put(node, "systemContainers", c.optional(0.6, this::systemContainers));
     }
-    put(node, "fs", c.optional(0.9, () -> fs(fsCapacity, fsInodes, new String[] {"nodefs", "containerfs"})));
+    put(
+        node,
+        "fs",
+        c.optional(0.9, () -> fs(fsCapacity, fsInodes, new String[] {"nodefs", "containerfs"})));
     Map<String, Object> runtime = new LinkedHashMap<>();
     put(
         runtime,
@@ -414,7 +436,8 @@ public final class ScenarioGen {
               "memory", map("workingSetBytes", "1Gi")));
     }
     if (!pods.isEmpty()) {
-      Map<String, Object> dup = c.optional(0.03, () -> podStats(pods.get(c.between(0, pods.size() - 1))));
+      Map<String, Object> dup =
+          c.optional(0.03, () -> podStats(pods.get(c.between(0, pods.size() - 1))));
       if (dup != null) {
         podStats.add(dup); // a second entry for the same uid
       }
@@ -444,7 +467,8 @@ public final class ScenarioGen {
   }
 
   private List<Object> systemContainers() {
-    long avail = available(new String[] {"allocatableMemory.available", "memory.available"}, allocCapacity);
+    long avail =
+        available(new String[] {"allocatableMemory.available", "memory.available"}, allocCapacity);
     Map<String, Object> mem = new LinkedHashMap<>();
     mem.put("availableBytes", avail);
     if (c.chance(0.95)) {
@@ -495,8 +519,8 @@ public final class ScenarioGen {
   }
 
   /**
-   * An available amount: near a configured threshold of one of {@code signals} (exactly on it, one below, one
-   * above, or on threshold + minimum reclaim), or a random fraction of capacity.
+   * An available amount: near a configured threshold of one of {@code signals} (exactly on it, one
+   * below, one above, or on threshold + minimum reclaim), or a random fraction of capacity.
    */
   private long available(String[] signals, long capacity) {
     if (c.chance(0.6)) {
@@ -519,7 +543,10 @@ public final class ScenarioGen {
     return capacity * c.between(0, 100) / 100;
   }
 
-  /** A threshold text resolved against capacity, roughly as the kubelet does (exactness is not needed here). */
+  /**
+   * A threshold text resolved against capacity, roughly as the kubelet does (exactness is not
+   * needed here).
+   */
   private static long resolve(String text, long capacity) {
     if (text.endsWith("%")) {
       float p = Float.parseFloat(text.substring(0, text.length() - 1)) / 100f;
@@ -553,7 +580,10 @@ public final class ScenarioGen {
       if (c.chance(0.95)) {
         mem.put(
             "workingSetBytes",
-            c.chance(0.02) ? huge() : c.pick("100Mi", "0", "50Mi", "200Mi", "400Mi", "1Gi", "2Gi", "500M", "64Mi", "1.5Gi"));
+            c.chance(0.02)
+                ? huge()
+                : c.pick(
+                    "100Mi", "0", "50Mi", "200Mi", "400Mi", "1Gi", "2Gi", "500M", "64Mi", "1.5Gi"));
       }
       ps.put("memory", mem);
     }
@@ -561,7 +591,9 @@ public final class ScenarioGen {
       ps.put("process_stats", Map.of("process_count", c.pick(5L, 0L, 1L, 10L, 100L, 1000L)));
     }
     if (c.chance(0.7)) {
-      ps.put("ephemeral-storage", Map.of("usedBytes", c.pick("100Mi", "0", "10Mi", "101Mi", "500Mi", "1Gi", "2Gi", "3Gi")));
+      ps.put(
+          "ephemeral-storage",
+          Map.of("usedBytes", c.pick("100Mi", "0", "10Mi", "101Mi", "500Mi", "1Gi", "2Gi", "3Gi")));
     }
     List<Object> containers = new ArrayList<>();
     List<Object> names = new ArrayList<>();
@@ -588,7 +620,8 @@ public final class ScenarioGen {
     if (spec.get("volumes") != null) {
       List<Object> volumes = new ArrayList<>();
       for (Object o : (List<Object>) spec.get("volumes")) {
-        Map<String, Object> vs = c.optional(0.8, () -> volumeStats(((Map<String, Object>) o).get("name")));
+        Map<String, Object> vs =
+            c.optional(0.8, () -> volumeStats(((Map<String, Object>) o).get("name")));
         if (vs != null) {
           volumes.add(vs);
           Map<String, Object> again = c.optional(0.03, () -> volumeStats(vs.get("name")));
@@ -608,7 +641,9 @@ public final class ScenarioGen {
     Map<String, Object> cs = new LinkedHashMap<>();
     cs.put("name", n);
     if (c.chance(0.85)) {
-      cs.put("memory", Map.of("workingSetBytes", c.pick("50Mi", "0", "100Mi", "200Mi", "1Gi", "500M", "64Mi")));
+      cs.put(
+          "memory",
+          Map.of("workingSetBytes", c.pick("50Mi", "0", "100Mi", "200Mi", "1Gi", "500M", "64Mi")));
     }
     if (c.chance(0.8)) {
       cs.put("rootfs", fsUsage());
@@ -622,7 +657,8 @@ public final class ScenarioGen {
   private Map<String, Object> volumeStats(Object name) {
     Map<String, Object> vs = new LinkedHashMap<>();
     vs.put("name", name);
-    vs.put("usedBytes", c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "101Mi", "1Gi", "2Gi"));
+    vs.put(
+        "usedBytes", c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "101Mi", "1Gi", "2Gi"));
     if (c.chance(0.8)) {
       vs.put("inodesUsed", c.pick(10L, 0L, 100L, 5000L));
     }
@@ -632,7 +668,9 @@ public final class ScenarioGen {
   private Map<String, Object> fsUsage() {
     Map<String, Object> fs = new LinkedHashMap<>();
     if (c.chance(0.9)) {
-      fs.put("usedBytes", c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "500Mi", "1Gi", "2Gi", "101Mi"));
+      fs.put(
+          "usedBytes",
+          c.chance(0.02) ? huge() : c.pick("10Mi", "0", "100Mi", "500Mi", "1Gi", "2Gi", "101Mi"));
     }
     if (c.chance(0.8)) {
       fs.put("inodesUsed", c.chance(0.02) ? huge() : c.pick(10L, 0L, 100L, 1000L, 5000L));
@@ -640,7 +678,9 @@ public final class ScenarioGen {
     return fs;
   }
 
-  /** An amount near the top of what a summary can hold (2^63-1): sums of two of them exceed a long. */
+  /**
+   * An amount near the top of what a summary can hold (2^63-1): sums of two of them exceed a long.
+   */
   private Object huge() {
     return c.pick(1L << 62, Long.MAX_VALUE, (1L << 62) + 1);
   }

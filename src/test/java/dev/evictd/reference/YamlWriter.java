@@ -5,16 +5,17 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Writes a document tree (maps with string keys, lists, strings, integers, booleans, null) as block-style YAML that
- * reads back to the same tree. Small maps and lists of scalars are written in flow style, as hand-written fixtures
- * do. Strings are written plain only when YAML cannot read them as anything but that string; otherwise they are
- * double-quoted with escapes.
+ * Writes a document tree (maps with string keys, lists, strings, integers, booleans, null) as
+ * block-style YAML that reads back to the same tree. Small maps and lists of scalars are written in
+ * flow style, as hand-written fixtures do. Strings are written plain only when YAML cannot read
+ * them as anything but that string; otherwise they are double-quoted with escapes.
  */
 public final class YamlWriter {
   private static final int FLOW_WIDTH = 100;
   private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z_][A-Za-z0-9._/-]*");
   // quantities and durations: digits then a letter suffix (never a YAML number, bool or date)
-  private static final Pattern PLAIN_AMOUNT = Pattern.compile("[0-9]+(\\.[0-9]+)?[A-Za-z]+([0-9]+(\\.[0-9]+)?[A-Za-z]+)*");
+  private static final Pattern PLAIN_AMOUNT =
+      Pattern.compile("[0-9]+(\\.[0-9]+)?[A-Za-z]+([0-9]+(\\.[0-9]+)?[A-Za-z]+)*");
   private static final Pattern FLOAT_LIKE = Pattern.compile("[0-9]+(\\.[0-9]*)?[eE][-+]?[0-9]+");
   private static final Pattern RESERVED =
       Pattern.compile("(?i)(true|false|yes|no|on|off|y|n|null|nan|inf)");
@@ -41,7 +42,10 @@ public final class YamlWriter {
     }
   }
 
-  /** Writes a value after "key:" or "-": inline when it is a scalar or fits in flow style, else as a block. */
+  /**
+   * Writes a value after "key:" or "-": inline when it is a scalar or fits in flow style, else as a
+   * block.
+   */
   private static void writeValue(StringBuilder b, Object v, int indent) {
     String flow = flow(v);
     if (flow != null) {
@@ -77,7 +81,10 @@ public final class YamlWriter {
     }
   }
 
-  /** The flow form of a scalar, an empty collection, or a short collection of scalars; null when too big. */
+  /**
+   * The flow form of a scalar, an empty collection, or a short collection of scalars; null when too
+   * big.
+   */
   private static String flow(Object v) {
     if (v instanceof Map<?, ?> m) {
       if (m.isEmpty()) {
@@ -90,7 +97,10 @@ public final class YamlWriter {
           if (inner == null) {
             return null;
           }
-          b.append(b.length() > 1 ? ", " : "").append(scalar(String.valueOf(e.getKey()))).append(": ").append(inner);
+          b.append(b.length() > 1 ? ", " : "")
+              .append(scalar(String.valueOf(e.getKey())))
+              .append(": ")
+              .append(inner);
         } else {
           b.append(b.length() > 1 ? ", " : "")
               .append(scalar(String.valueOf(e.getKey())))
@@ -156,7 +166,12 @@ public final class YamlWriter {
                 case '\t' -> b.append("\\t");
                 case '\r' -> b.append("\\r");
                 default -> {
-                  if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == 0xfeff || c == 0x2028 || c == 0x2029) {
+                  if (c < 0x20
+                      || c == 0x7f
+                      || (c >= 0x80 && c < 0xa0)
+                      || c == 0xfeff
+                      || c == 0x2028
+                      || c == 0x2029) {
                     b.append(String.format("\\u%04x", c));
                   } else {
                     b.appendCodePoint(c);

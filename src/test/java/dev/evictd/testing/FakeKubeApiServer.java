@@ -40,14 +40,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * fabric8's mock API server in CRUD mode, with what evictd needs that CRUD mode lacks, done as the real API server
- * does it: policy/v1 evictions (PodDisruptionBudget refusals as 429), strategic-merge status patches of pod
- * conditions (merged by type; a different metadata.uid is refused with 422), deletes with DeleteOptions (uid
- * preconditions, 409), and the node proxy's summary. The {@code spec.nodeName} field selector, which CRUD mode cannot
- * evaluate, is dropped (the informer filters by node as well, and tests assert the selector was sent).
+ * fabric8's mock API server in CRUD mode, with what evictd needs that CRUD mode lacks, done as the
+ * real API server does it: policy/v1 evictions (PodDisruptionBudget refusals as 429),
+ * strategic-merge status patches of pod conditions (merged by type; a different metadata.uid is
+ * refused with 422), deletes with DeleteOptions (uid preconditions, 409), and the node proxy's
+ * summary. The {@code spec.nodeName} field selector, which CRUD mode cannot evaluate, is dropped
+ * (the informer filters by node as well, and tests assert the selector was sent).
  *
- * <p>Every request evictd's code sends is recorded (tests and the RBAC check read them); the test's own set-up goes
- * straight to the store and is not recorded. Faults (status codes, delays) can be queued per method and path.
+ * <p>Every request evictd's code sends is recorded (tests and the RBAC check read them); the test's
+ * own set-up goes straight to the store and is not recorded. Faults (status codes, delays) can be
+ * queued per method and path.
  */
 public final class FakeKubeApiServer implements AutoCloseable {
   /** A request the server received. */
@@ -57,12 +59,15 @@ public final class FakeKubeApiServer implements AutoCloseable {
   public static final List<Request> ALL_REQUESTS = new CopyOnWriteArrayList<>();
 
   private static final Pattern POD = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)");
-  private static final Pattern POD_STATUS = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/status");
+  private static final Pattern POD_STATUS =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/status");
   private static final Pattern POD_EVICTION =
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction");
-  private static final Pattern SUMMARY = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary");
+  private static final Pattern SUMMARY =
+      Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary");
   private static final Pattern CONFIGZ = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/configz");
-  private static final Pattern NODE_NAME_SELECTOR = Pattern.compile("fieldSelector=spec\\.nodeName%3D[^&]*&?");
+  private static final Pattern NODE_NAME_SELECTOR =
+      Pattern.compile("fieldSelector=spec\\.nodeName%3D[^&]*&?");
 
   private final KubernetesSerialization json = new KubernetesSerialization();
   private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
@@ -72,10 +77,13 @@ public final class FakeKubeApiServer implements AutoCloseable {
   private final Set<String> pdbBlocked = ConcurrentHashMap.newKeySet();
   private final Map<String, Supplier<MockResponse>> summaries = new ConcurrentHashMap<>();
 
-  private record Fault(String method, Pattern path, AtomicInteger remaining, Supplier<MockResponse> response) {}
+  private record Fault(
+      String method, Pattern path, AtomicInteger remaining, Supplier<MockResponse> response) {}
 
   private FakeKubeApiServer() {
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new Router(), false);
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new Router(), false);
     server.init();
   }
 
@@ -105,7 +113,10 @@ public final class FakeKubeApiServer implements AutoCloseable {
     return List.copyOf(requests);
   }
 
-  /** Requests received so far with {@code method} whose path (without query) matches {@code pathRegex}. */
+  /**
+   * Requests received so far with {@code method} whose path (without query) matches {@code
+   * pathRegex}.
+   */
   public List<Request> requests(String method, String pathRegex) {
     Pattern p = Pattern.compile(pathRegex);
     return requests.stream()
@@ -149,20 +160,33 @@ public final class FakeKubeApiServer implements AutoCloseable {
     pdbBlocked.add(namespace + "/" + name);
   }
 
-  /** The next {@code times} requests with {@code method} and a path matching {@code pathRegex} get {@code code}. */
+  /**
+   * The next {@code times} requests with {@code method} and a path matching {@code pathRegex} get
+   * {@code code}.
+   */
   public void fail(String method, String pathRegex, int code, int times) {
-    faults.add(new Fault(method, Pattern.compile(pathRegex), new AtomicInteger(times), () -> status(code, "injected")));
+    faults.add(
+        new Fault(
+            method,
+            Pattern.compile(pathRegex),
+            new AtomicInteger(times),
+            () -> status(code, "injected")));
   }
 
   /** The next {@code times} matching requests get their (503) body only after {@code delay}. */
   public void delay(String method, String pathRegex, Duration delay, int times) {
     faults.add(
-        new Fault(method, Pattern.compile(pathRegex), new AtomicInteger(times), () -> delayed(delay)));
+        new Fault(
+            method, Pattern.compile(pathRegex), new AtomicInteger(times), () -> delayed(delay)));
   }
 
-  private final Map<String, Supplier<MockResponse>> configz = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Supplier<MockResponse>> configz =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** The node proxy answers {@code node}'s /configz (the kubelet's running configuration) with {@code body}. */
+  /**
+   * The node proxy answers {@code node}'s /configz (the kubelet's running configuration) with
+   * {@code body}.
+   */
   public void configz(String node, int code, String body) {
     configz.put(node, () -> new MockResponse().setResponseCode(code).setBody(body));
   }
@@ -173,9 +197,9 @@ public final class FakeKubeApiServer implements AutoCloseable {
   }
 
   /**
-   * Stops the server. Close it before the informers watching it: when a client closes a watch, fabric8's mock server
-   * blocks its event loop for up to a minute (its watch listener awaits a task that needs that loop), while a watch
-   * the server closes ends at once.
+   * Stops the server. Close it before the informers watching it: when a client closes a watch,
+   * fabric8's mock server blocks its event loop for up to a minute (its watch listener awaits a
+   * task that needs that loop), while a watch the server closes ends at once.
    */
   @Override
   public void close() {
@@ -193,7 +217,8 @@ public final class FakeKubeApiServer implements AutoCloseable {
   private MockResponse store(HttpMethod method, String path, String body) {
     Headers headers = Headers.builder().add("Content-Type", "application/json").build();
     return crud.dispatch(
-        new RecordedRequest("HTTP/1.1", method, path, headers, new Buffer(body.getBytes(StandardCharsets.UTF_8))));
+        new RecordedRequest(
+            "HTTP/1.1", method, path, headers, new Buffer(body.getBytes(StandardCharsets.UTF_8))));
   }
 
   private <T> T parse(MockResponse r, Class<T> type) {
@@ -232,7 +257,8 @@ public final class FakeKubeApiServer implements AutoCloseable {
         ALL_REQUESTS.add(req);
       }
       for (Fault f : faults) {
-        if (f.method().equals(r.getMethod()) && f.path().matcher(path).matches()
+        if (f.method().equals(r.getMethod())
+            && f.path().matcher(path).matches()
             && f.remaining().getAndDecrement() > 0) {
           return f.response().get();
         }
@@ -255,9 +281,11 @@ public final class FakeKubeApiServer implements AutoCloseable {
         Supplier<MockResponse> s = summaries.get(m.group(1));
         return s == null ? status(404, "node " + m.group(1) + " not found") : s.get();
       }
-      String rewritten = NODE_NAME_SELECTOR.matcher(r.getPath()).replaceAll("").replaceAll("[?&]$", "");
-      return crud.dispatch(new RecordedRequest(r.getHttpVersion(), r.method(), rewritten, r.getHeaders(),
-          new Buffer(bytes)));
+      String rewritten =
+          NODE_NAME_SELECTOR.matcher(r.getPath()).replaceAll("").replaceAll("[?&]$", "");
+      return crud.dispatch(
+          new RecordedRequest(
+              r.getHttpVersion(), r.method(), rewritten, r.getHeaders(), new Buffer(bytes)));
     }
 
     private MockResponse evict(String ns, String name, String body) {
@@ -270,7 +298,8 @@ public final class FakeKubeApiServer implements AutoCloseable {
         return status(404, "pods \"" + name + "\" not found");
       }
       var options = e.getDeleteOptions();
-      MockResponse refused = checkUid(pod.get(), options == null ? null : options.getPreconditions());
+      MockResponse refused =
+          checkUid(pod.get(), options == null ? null : options.getPreconditions());
       if (refused != null) {
         return refused;
       }
@@ -296,19 +325,27 @@ public final class FakeKubeApiServer implements AutoCloseable {
       return crud.handleDelete(podPath(ns, name));
     }
 
-    private MockResponse checkUid(Pod pod, io.fabric8.kubernetes.api.model.Preconditions preconditions) {
-      if (preconditions != null && preconditions.getUid() != null
+    private MockResponse checkUid(
+        Pod pod, io.fabric8.kubernetes.api.model.Preconditions preconditions) {
+      if (preconditions != null
+          && preconditions.getUid() != null
           && !preconditions.getUid().equals(pod.getMetadata().getUid())) {
-        return status(409, "Precondition failed: UID in precondition: " + preconditions.getUid()
-            + ", UID in object meta: " + pod.getMetadata().getUid());
+        return status(
+            409,
+            "Precondition failed: UID in precondition: "
+                + preconditions.getUid()
+                + ", UID in object meta: "
+                + pod.getMetadata().getUid());
       }
       return null;
     }
 
     @SuppressWarnings("unchecked")
     private MockResponse patchStatus(String ns, String name, String contentType, String body) {
-      if (contentType == null || !contentType.startsWith("application/strategic-merge-patch+json")) {
-        return status(415, "this fake serves strategic merge patches of pod status only, got " + contentType);
+      if (contentType == null
+          || !contentType.startsWith("application/strategic-merge-patch+json")) {
+        return status(
+            415, "this fake serves strategic merge patches of pod status only, got " + contentType);
       }
       Optional<Pod> current = pod(ns, name);
       if (current.isEmpty()) {
@@ -318,10 +355,12 @@ public final class FakeKubeApiServer implements AutoCloseable {
       Map<String, Object> patch = json.unmarshal(body, Map.class);
       Map<String, Object> meta = (Map<String, Object>) patch.getOrDefault("metadata", Map.of());
       if (meta.get("uid") != null && !meta.get("uid").equals(pod.getMetadata().getUid())) {
-        return status(422, "metadata.uid: Invalid value: \"" + meta.get("uid") + "\": field is immutable");
+        return status(
+            422, "metadata.uid: Invalid value: \"" + meta.get("uid") + "\": field is immutable");
       }
       Map<String, Object> status = (Map<String, Object>) patch.getOrDefault("status", Map.of());
-      List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions", List.of());
+      List<Map<String, Object>> conditions =
+          (List<Map<String, Object>>) status.getOrDefault("conditions", List.of());
       if (pod.getStatus() == null) {
         pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
       }

@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A kubelet's HTTPS port serving {@code /stats/summary} to one bearer token, with a self-signed certificate for
- * localhost. Requests are recorded (the RBAC test maps them as the kubelet's authorizer does).
+ * A kubelet's HTTPS port serving {@code /stats/summary} to one bearer token, with a self-signed
+ * certificate for localhost. Requests are recorded (the RBAC test maps them as the kubelet's
+ * authorizer does).
  */
 public final class FakeKubelet implements AutoCloseable {
   /** A request the kubelet received: method and path. */

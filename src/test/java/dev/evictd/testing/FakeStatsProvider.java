@@ -33,7 +33,10 @@ public final class FakeStatsProvider implements StatsProvider {
     return summary;
   }
 
-  /** A node with memory available/working set (MiB) and pods' working sets (MiB), uid = default/NAME. */
+  /**
+   * A node with memory available/working set (MiB) and pods' working sets (MiB), uid =
+   * default/NAME.
+   */
   public static Summary memory(long availableMi, long workingSetMi, Object... podNameAndMi) {
     long mi = 1024 * 1024;
     List<Summary.PodStats> pods = new ArrayList<>();
@@ -51,7 +54,12 @@ public final class FakeStatsProvider implements StatsProvider {
     }
     return new Summary(
         new Summary.NodeStats(
-            "node", new Summary.MemoryStats(null, availableMi * mi, null, workingSetMi * mi, null), null, null, null, null),
+            "node",
+            new Summary.MemoryStats(null, availableMi * mi, null, workingSetMi * mi, null),
+            null,
+            null,
+            null,
+            null),
         pods);
   }
 }

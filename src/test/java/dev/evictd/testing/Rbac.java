@@ -11,11 +11,14 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * RBAC for tests: maps HTTP requests to the (API group, resource[/subresource], verb) the API server or the kubelet
- * authorizes them as, and reads the rules of a ClusterRole from a manifest.
+ * RBAC for tests: maps HTTP requests to the (API group, resource[/subresource], verb) the API
+ * server or the kubelet authorizes them as, and reads the rules of a ClusterRole from a manifest.
  */
 public final class Rbac {
-  /** What a request is authorized as: {@code resource} includes the subresource ({@code pods/eviction}). */
+  /**
+   * What a request is authorized as: {@code resource} includes the subresource ({@code
+   * pods/eviction}).
+   */
   public record Access(String group, String resource, String verb) {
     @Override
     public String toString() {
@@ -32,7 +35,10 @@ public final class Rbac {
   /** Reads a multi-document manifest. */
   public static Rbac load(Path manifest) throws IOException {
     List<JsonNode> docs = new ArrayList<>();
-    try (var it = new YAMLMapper().readerFor(JsonNode.class).<JsonNode>readValues(Files.readString(manifest))) {
+    try (var it =
+        new YAMLMapper()
+            .readerFor(JsonNode.class)
+            .<JsonNode>readValues(Files.readString(manifest))) {
       while (it.hasNext()) {
         JsonNode d = it.next();
         if (d != null && !d.isNull() && !d.isMissingNode()) {
@@ -59,7 +65,9 @@ public final class Rbac {
         for (JsonNode g : rule.path("apiGroups")) {
           for (JsonNode r : rule.path("resources")) {
             for (JsonNode v : rule.path("verbs")) {
-              if (g.asString().equals("*") || r.asString().equals("*") || v.asString().equals("*")) {
+              if (g.asString().equals("*")
+                  || r.asString().equals("*")
+                  || v.asString().equals("*")) {
                 throw new IllegalArgumentException("wildcard in rule " + rule);
               }
               grants.add(new Access(g.asString(), r.asString(), v.asString()));
@@ -72,11 +80,11 @@ public final class Rbac {
   }
 
   /**
-   * How the API server authorizes {@code method} on {@code pathAndQuery}, following its request-info rules:
-   * {@code /api/v1/...} is the core group, {@code /apis/GROUP/VERSION/...} a named group; an optional
-   * {@code namespaces/NS} prefix; then resource, name and subresource (everything after {@code proxy} is the proxied
-   * path). GET is get with a name, else list, or watch with {@code watch=true}; DELETE without a name is
-   * deletecollection.
+   * How the API server authorizes {@code method} on {@code pathAndQuery}, following its
+   * request-info rules: {@code /api/v1/...} is the core group, {@code /apis/GROUP/VERSION/...} a
+   * named group; an optional {@code namespaces/NS} prefix; then resource, name and subresource
+   * (everything after {@code proxy} is the proxied path). GET is get with a name, else list, or
+   * watch with {@code watch=true}; DELETE without a name is deletecollection.
    */
   public static Access apiServer(String method, String pathAndQuery) {
     String[] pq = pathAndQuery.split("\\?", 2);
@@ -113,17 +121,19 @@ public final class Rbac {
   }
 
   /**
-   * How the kubelet authorizes a request on its port: {@code /stats/*} as nodes/stats, {@code /metrics*} as
-   * nodes/metrics, {@code /logs/*} as nodes/log, {@code /spec/*} as nodes/spec, anything else as nodes/proxy; the
-   * verb from the method (GET get, POST create, PUT update, PATCH patch, DELETE delete).
+   * How the kubelet authorizes a request on its port: {@code /stats/*} as nodes/stats, {@code
+   * /metrics*} as nodes/metrics, {@code /logs/*} as nodes/log, {@code /spec/*} as nodes/spec,
+   * anything else as nodes/proxy; the verb from the method (GET get, POST create, PUT update, PATCH
+   * patch, DELETE delete).
    */
   public static Access kubelet(String method, String path) {
     String p = path.split("\\?", 2)[0];
     String sub =
         p.startsWith("/stats/") || p.equals("/stats")
             ? "stats"
-            : p.startsWith("/metrics") ? "metrics" : p.startsWith("/logs") ? "log" : p.startsWith("/spec") ? "spec"
-                : "proxy";
+            : p.startsWith("/metrics")
+                ? "metrics"
+                : p.startsWith("/logs") ? "log" : p.startsWith("/spec") ? "spec" : "proxy";
     String verb =
         switch (method) {
           case "GET", "HEAD" -> "get";

@@ -8,12 +8,17 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The committed scale fixtures are exactly what the generator writes (the suite runs them with the others). */
+/**
+ * The committed scale fixtures are exactly what the generator writes (the suite runs them with the
+ * others).
+ */
 class ScaleFixturesTest {
   @Test
   void committedScaleFixturesAreUpToDate() throws IOException {
-    assertThat(Files.readString(Path.of("fixtures/scale/memory-5000-pods.yaml"))).isEqualTo(ScaleFixtures.memory(5000));
-    assertThat(Files.readString(Path.of("fixtures/scale/disk-5000-pods.yaml"))).isEqualTo(ScaleFixtures.disk(5000));
+    assertThat(Files.readString(Path.of("fixtures/scale/memory-5000-pods.yaml")))
+        .isEqualTo(ScaleFixtures.memory(5000));
+    assertThat(Files.readString(Path.of("fixtures/scale/disk-5000-pods.yaml")))
+        .isEqualTo(ScaleFixtures.disk(5000));
   }
 
   @Test

@@ -13,8 +13,9 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * A uniquely named cgroup v1 memory cgroup for real-kernel tests, with the processes and tmpfs files the test puts
- * in it. {@link #close()} kills the processes, deletes the files and removes the cgroup tree, also after a failure.
+ * A uniquely named cgroup v1 memory cgroup for real-kernel tests, with the processes and tmpfs
+ * files the test puts in it. {@link #close()} kills the processes, deletes the files and removes
+ * the cgroup tree, also after a failure.
  */
 public final class TestCgroup implements AutoCloseable {
   /** The real cgroup v1 memory hierarchy. */
@@ -30,10 +31,14 @@ public final class TestCgroup implements AutoCloseable {
     this.dir = dir;
   }
 
-  /** Skips the test unless it runs as root on a host whose memory controller is cgroup v1 (with /dev/shm). */
+  /**
+   * Skips the test unless it runs as root on a host whose memory controller is cgroup v1 (with
+   * /dev/shm).
+   */
   public static void assumeRootWithCgroupV1() {
     assumeTrue(
-        "root".equals(System.getProperty("user.name")), "needs root to create memory cgroups (runs as " + System.getProperty("user.name") + ")");
+        "root".equals(System.getProperty("user.name")),
+        "needs root to create memory cgroups (runs as " + System.getProperty("user.name") + ")");
     assumeTrue(
         Files.isWritable(MEMORY_ROOT.resolve("cgroup.event_control")),
         "needs the cgroup v1 memory controller at " + MEMORY_ROOT);
@@ -42,7 +47,9 @@ public final class TestCgroup implements AutoCloseable {
 
   /** Creates {@code /sys/fs/cgroup/memory/evictd-test-<name>-<random>}. */
   public static TestCgroup create(String name) throws IOException {
-    Path d = MEMORY_ROOT.resolve("evictd-test-" + name + "-" + UUID.randomUUID().toString().substring(0, 8));
+    Path d =
+        MEMORY_ROOT.resolve(
+            "evictd-test-" + name + "-" + UUID.randomUUID().toString().substring(0, 8));
     Files.createDirectory(d);
     return new TestCgroup(d);
   }
@@ -65,11 +72,18 @@ public final class TestCgroup implements AutoCloseable {
   }
 
   /**
-   * Starts {@code sh -c script} after moving the shell into {@code cgroup} ({@code $1} is the cgroup, further
-   * arguments follow as {@code $2}...); output goes to the inherited stderr.
+   * Starts {@code sh -c script} after moving the shell into {@code cgroup} ({@code $1} is the
+   * cgroup, further arguments follow as {@code $2}...); output goes to the inherited stderr.
    */
   public Process startIn(Path cgroup, String script, String... args) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of("sh", "-c", "echo $$ > \"$1/cgroup.procs\" || exit 99; " + script, "sh", cgroup.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "sh",
+                "-c",
+                "echo $$ > \"$1/cgroup.procs\" || exit 99; " + script,
+                "sh",
+                cgroup.toString()));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     processes.add(p);
@@ -81,11 +95,17 @@ public final class TestCgroup implements AutoCloseable {
     return Long.parseLong(Files.readString(dir.resolve("memory.usage_in_bytes")).trim());
   }
 
-  /** Waits until the process list of {@code cgroup} holds at least {@code count} processes (at most 5 s). */
-  public static void awaitProcesses(Path cgroup, int count) throws IOException, InterruptedException {
+  /**
+   * Waits until the process list of {@code cgroup} holds at least {@code count} processes (at most
+   * 5 s).
+   */
+  public static void awaitProcesses(Path cgroup, int count)
+      throws IOException, InterruptedException {
     long end = System.nanoTime() + 5_000_000_000L;
     while (System.nanoTime() < end) {
-      String procs = new String(Files.readAllBytes(cgroup.resolve("cgroup.procs")), StandardCharsets.UTF_8).trim();
+      String procs =
+          new String(Files.readAllBytes(cgroup.resolve("cgroup.procs")), StandardCharsets.UTF_8)
+              .trim();
       if ((procs.isEmpty() ? 0 : procs.split("\n").length) >= count) {
         return;
       }

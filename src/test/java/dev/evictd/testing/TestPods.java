@@ -36,7 +36,10 @@ public final class TestPods {
   /** A memory-pressure decision for {@code pod} with {@code method}. */
   public static EvictionDecision decision(Pod pod, long grace, EvictionMethod method) {
     return decision(
-        new PodRef(pod.getMetadata().getNamespace(), pod.getMetadata().getName(), pod.getMetadata().getUid()),
+        new PodRef(
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            pod.getMetadata().getUid()),
         grace,
         method);
   }

@@ -7,12 +7,13 @@ import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
 /**
- * The random choices a generator makes, recorded so that a case can be replayed and shrunk. Every draw is a number
- * in {@code [0, bound)}; generators are written so that 0 is the simplest choice (no element, the first option,
- * the feature absent), so shrinking the recorded numbers toward 0 (and deleting runs of them) simplifies the case.
+ * The random choices a generator makes, recorded so that a case can be replayed and shrunk. Every
+ * draw is a number in {@code [0, bound)}; generators are written so that 0 is the simplest choice
+ * (no element, the first option, the feature absent), so shrinking the recorded numbers toward 0
+ * (and deleting runs of them) simplifies the case.
  *
- * <p>A replayed sequence that runs out, or that holds a number out of the new bound, is read leniently (0, or the
- * number modulo the bound): any sequence generates some valid case.
+ * <p>A replayed sequence that runs out, or that holds a number out of the new bound, is read
+ * leniently (0, or the number modulo the bound): any sequence generates some valid case.
  */
 public final class Choices {
   /** Draws past this many read 0, so that no generator can run away on a mutated sequence. */
@@ -48,8 +49,8 @@ public final class Choices {
   }
 
   /**
-   * The {@code [start, end)} ranges of draws that made one structure (a list element, an optional part): deleting
-   * one deletes the structure, which is how shrinking removes a pod or a step.
+   * The {@code [start, end)} ranges of draws that made one structure (a list element, an optional
+   * part): deleting one deletes the structure, which is how shrinking removes a pod or a step.
    */
   public List<int[]> spans() {
     return List.copyOf(spans);
@@ -65,7 +66,9 @@ public final class Choices {
     return value;
   }
 
-  /** With probability {@code p} the part, else null; one structure whose simplest form is absent. */
+  /**
+   * With probability {@code p} the part, else null; one structure whose simplest form is absent.
+   */
   public <T> T optional(double p, Supplier<T> part) {
     return span(() -> chance(p) ? part.get() : null);
   }
@@ -114,14 +117,17 @@ public final class Choices {
   }
 
   /**
-   * A list of at most {@code max} elements: before each element a draw decides whether there is one more (with
-   * probability {@code more}), so deleting an element's draws deletes the element.
+   * A list of at most {@code max} elements: before each element a draw decides whether there is one
+   * more (with probability {@code more}), so deleting an element's draws deletes the element.
    */
   public <T> List<T> listOf(int max, double more, Supplier<T> element) {
     return listOf(0, max, more, element);
   }
 
-  /** A list of {@code min} to {@code max} elements, each a structure (see {@link #listOf(int, double, Supplier)}). */
+  /**
+   * A list of {@code min} to {@code max} elements, each a structure (see {@link #listOf(int,
+   * double, Supplier)}).
+   */
   public <T> List<T> listOf(int min, int max, double more, Supplier<T> element) {
     List<T> out = new ArrayList<>();
     while (out.size() < max) {

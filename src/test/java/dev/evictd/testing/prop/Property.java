@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.function.Function;
 
 /**
- * A small property-based test runner: generates cases from seeded {@link Choices}, checks a property on each, and
- * shrinks the first failing case by simplifying its recorded choices (deleting runs, zeroing, lowering values)
- * while it still fails. The failure message carries the seed, the shrunk case as the caller renders it, and the
- * property's own description of what went wrong.
+ * A small property-based test runner: generates cases from seeded {@link Choices}, checks a
+ * property on each, and shrinks the first failing case by simplifying its recorded choices
+ * (deleting runs, zeroing, lowering values) while it still fails. The failure message carries the
+ * seed, the shrunk case as the caller renders it, and the property's own description of what went
+ * wrong.
  *
- * <p>{@code -Devictd.prop.seed=N} and {@code -Devictd.prop.tries=N} override the seed and the number of cases.
+ * <p>{@code -Devictd.prop.seed=N} and {@code -Devictd.prop.tries=N} override the seed and the
+ * number of cases.
  *
  * @param <T> the generated case
  */
@@ -70,7 +72,9 @@ public final class Property<T> {
   /** The outcome of a run. */
   public record Report(int cases, long seed) {}
 
-  /** Checks the property on every case; throws {@link AssertionError} with the shrunk failing case. */
+  /**
+   * Checks the property on every case; throws {@link AssertionError} with the shrunk failing case.
+   */
   public Report check() {
     long s = Long.getLong("evictd.prop.seed", seed);
     int n = Integer.getInteger("evictd.prop.tries", tries);
@@ -133,7 +137,10 @@ public final class Property<T> {
 
   private record Shrunk<T>(long[] choices, T value, String failure, int steps, int runs) {}
 
-  /** Greedy shrinking of the choice sequence; a candidate is kept when it is simpler and still fails. */
+  /**
+   * Greedy shrinking of the choice sequence; a candidate is kept when it is simpler and still
+   * fails.
+   */
   private Shrunk<T> shrink(long[] start, T startValue, String startFailure) {
     Shrinker s = new Shrinker(start, startValue, startFailure);
     boolean progress = true;
@@ -147,7 +154,8 @@ public final class Property<T> {
           break;
         }
         if (span[1] <= s.best.length) {
-          // the structure deleted, or reduced to its simplest first choice (an optional part made absent)
+          // the structure deleted, or reduced to its simplest first choice (an optional part made
+          // absent)
           long[] c = new long[s.best.length - (span[1] - span[0])];
           System.arraycopy(s.best, 0, c, 0, span[0]);
           System.arraycopy(s.best, span[1], c, span[0], s.best.length - span[1]);
@@ -222,7 +230,9 @@ public final class Property<T> {
       return runs < maxShrinkRuns && System.currentTimeMillis() < deadline;
     }
 
-    /** Replays {@code candidate}; keeps it when the case it generates is simpler and still fails. */
+    /**
+     * Replays {@code candidate}; keeps it when the case it generates is simpler and still fails.
+     */
     boolean tryCandidate(long[] candidate) {
       Choices replay = Choices.replay(candidate);
       T value;

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The property runner: deterministic cases from a seed, replay, and shrinking to a minimal failing case. */
+/**
+ * The property runner: deterministic cases from a seed, replay, and shrinking to a minimal failing
+ * case.
+ */
 class PropertyTest {
 
   @Test
@@ -36,10 +39,13 @@ class PropertyTest {
             .tries(250)
             .check();
     assertThat(r.cases()).isEqualTo(Integer.getInteger("evictd.prop.tries", 250));
-    Property.of("counts", c -> c.between(0, 1), v -> {
-          seen[0]++;
-          return null;
-        })
+    Property.of(
+            "counts",
+            c -> c.between(0, 1),
+            v -> {
+              seen[0]++;
+              return null;
+            })
         .tries(30)
         .check();
     assertThat(seen[0]).isEqualTo(Integer.getInteger("evictd.prop.tries", 30));
@@ -66,12 +72,15 @@ class PropertyTest {
   @Test
   void anExceptionInTheCheckIsAFailureNotACrash() {
     Property<Integer> p =
-        Property.of("throws", c -> c.between(0, 10), v -> {
-              if (v > 3) {
-                throw new IllegalStateException("boom " + v);
-              }
-              return null;
-            })
+        Property.of(
+                "throws",
+                c -> c.between(0, 10),
+                v -> {
+                  if (v > 3) {
+                    throw new IllegalStateException("boom " + v);
+                  }
+                  return null;
+                })
             .seed(1)
             .tries(200);
     assertThatThrownBy(p::check)
