@@ -116,9 +116,9 @@ public final class Summarize {
   }
 
   private static BigDecimal round(double v) {
-    return BigDecimal.valueOf(v)
-        .setScale(v < 1 ? 4 : 3, RoundingMode.HALF_EVEN)
-        .stripTrailingZeros();
+    BigDecimal r =
+        BigDecimal.valueOf(v).setScale(v < 1 ? 4 : 3, RoundingMode.HALF_EVEN).stripTrailingZeros();
+    return r.scale() < 0 ? r.setScale(0) : r; // 2390, not 2.39E+3
   }
 
   /** The Markdown table of rules vs. reference (median, mean) with the ratio of the medians. */
