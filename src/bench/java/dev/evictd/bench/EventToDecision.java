@@ -25,10 +25,8 @@ import dev.evictd.testing.TestCgroup;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -158,8 +156,8 @@ public final class EventToDecision {
     Arrays.fill(chunk, (byte) 7);
     in.write(chunk, 0, 64 << 10);
     in.flush();
-    awaitSize(file, 64 << 10);
-    truncate(file);
+    TestCgroup.awaitSize(file, 64 << 10);
+    TestCgroup.truncate(file);
     Thread.sleep(200);
 
     Summary base = host.summary();
@@ -314,14 +312,14 @@ public final class EventToDecision {
           plan.add(decided.nanos() - decided.statsEnd());
           victims.merge(decided.victim(), 1, Integer::sum);
         }
-        awaitSize(file, CHUNK);
+        TestCgroup.awaitSize(file, CHUNK);
         // Back below the line. The kernel checks thresholds only every so many page events (per
         // CPU): after the
         // truncate it may not signal the way down at once, and then not the next way up either.
         // Charging and
         // freeing 1 MiB more (below the line) until the DOWN event has come makes it check.
         events.clear();
-        truncate(file);
+        TestCgroup.truncate(file);
         boolean down = false;
         for (int k = 0; k < 8 && !down; k++) {
           long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
@@ -336,8 +334,8 @@ public final class EventToDecision {
           }
           in.write(chunk, 0, (int) PRIME);
           in.flush();
-          awaitSize(file, PRIME);
-          truncate(file);
+          TestCgroup.awaitSize(file, PRIME);
+          TestCgroup.truncate(file);
           primes++;
         }
         if (cg.usage() >= line) {
@@ -406,22 +404,6 @@ public final class EventToDecision {
         events.clear();
         syncs.clear();
       }
-    }
-  }
-
-  private static void truncate(Path file) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      ch.truncate(0);
-    }
-  }
-
-  private static void awaitSize(Path file, long size) throws Exception {
-    long end = System.nanoTime() + 5_000_000_000L;
-    while (!(Files.exists(file) && Files.size(file) >= size)) {
-      if (System.nanoTime() > end) {
-        throw new IllegalStateException(file + " did not reach " + size + " bytes");
-      }
-      Thread.sleep(1);
     }
   }
 

@@ -63,52 +63,37 @@ public final class Scenario {
     switch (kind) {
       case "steady":
         {
-          List<BenchData.GenPod> gen = BenchData.generate(size, 42);
           int bumped = size / 2;
-          return new Scenario(
+          return memory(
               kind,
               size,
-              BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED),
-              BenchData.pods(gen, true),
-              BenchData.memory(gen, 8 * GI, 0, -1),
-              new Summary[] {
-                BenchData.memory(gen, 8 * GI, 0, -1), BenchData.memory(gen, 8 * GI - MI, 0, bumped)
-              },
-              new Summary[] {null, null},
+              gen ->
+                  new Summary[] {
+                    BenchData.memory(gen, 8 * GI, 0, -1),
+                    BenchData.memory(gen, 8 * GI - MI, 0, bumped)
+                  },
               false);
         }
       case "pressure":
-        {
-          List<BenchData.GenPod> gen = BenchData.generate(size, 42);
-          return new Scenario(
-              kind,
-              size,
-              BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED),
-              BenchData.pods(gen, true),
-              BenchData.memory(gen, 8 * GI, 0, -1),
-              new Summary[] {
-                BenchData.memory(gen, 512 * MI, 0, -1), BenchData.memory(gen, 511 * MI, 1, -1)
-              },
-              new Summary[] {null, null},
-              true);
-        }
+        return memory(
+            kind,
+            size,
+            gen ->
+                new Summary[] {
+                  BenchData.memory(gen, 512 * MI, 0, -1), BenchData.memory(gen, 511 * MI, 1, -1)
+                },
+            true);
       case "oscillate":
-        {
-          // not a JMH benchmark: for profiling what a memcg crossing costs (quiet sync, pressure
-          // sync, quiet...)
-          List<BenchData.GenPod> gen = BenchData.generate(size, 42);
-          return new Scenario(
-              kind,
-              size,
-              BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED),
-              BenchData.pods(gen, true),
-              BenchData.memory(gen, 8 * GI, 0, -1),
-              new Summary[] {
-                BenchData.memory(gen, 8 * GI, 0, -1), BenchData.memory(gen, 512 * MI, 1, -1)
-              },
-              new Summary[] {null, null},
-              false);
-        }
+        // not a JMH benchmark: for profiling what a memcg crossing costs (quiet sync, pressure
+        // sync, quiet...)
+        return memory(
+            kind,
+            size,
+            gen ->
+                new Summary[] {
+                  BenchData.memory(gen, 8 * GI, 0, -1), BenchData.memory(gen, 512 * MI, 1, -1)
+                },
+            false);
       case "disk":
         {
           List<BenchData.GenPod> gen = BenchData.generate(size, 7);
@@ -128,6 +113,27 @@ public final class Scenario {
       default:
         throw new IllegalArgumentException("unknown scenario " + kind);
     }
+  }
+
+  /**
+   * A memory scenario: the memory configuration, pods with memory statistics, a quiet first sync,
+   * then the two summaries {@code steps} makes of the generated pods.
+   */
+  private static Scenario memory(
+      String kind,
+      int size,
+      java.util.function.Function<List<BenchData.GenPod>, Summary[]> steps,
+      boolean decides) {
+    List<BenchData.GenPod> gen = BenchData.generate(size, 42);
+    return new Scenario(
+        kind,
+        size,
+        BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED),
+        BenchData.pods(gen, true),
+        BenchData.memory(gen, 8 * GI, 0, -1),
+        steps.apply(gen),
+        new Summary[] {null, null},
+        decides);
   }
 
   private static Summary nodeOnly(Summary s) {

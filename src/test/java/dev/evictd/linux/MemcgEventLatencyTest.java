@@ -6,10 +6,7 @@ import dev.evictd.api.MemcgThresholdCrossed.Direction;
 import dev.evictd.api.Signal;
 import dev.evictd.testing.TestCgroup;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,8 +46,8 @@ class MemcgEventLatencyTest {
       // warm up: dd's own buffer and first page cache pages are charged before the baseline is read
       in.write(chunk, 0, 64 << 10);
       in.flush();
-      awaitSize(file, 64 << 10);
-      truncate(file);
+      TestCgroup.awaitSize(file, 64 << 10);
+      TestCgroup.truncate(file);
       Thread.sleep(50);
       long threshold = cg.usage() + (1L << 20);
       try (MemcgThresholdNotifier n =
@@ -75,11 +72,11 @@ class MemcgEventLatencyTest {
           if (i >= 0) {
             up.add(a[0] - t0); // the first crossings warm the JIT up: not counted
           }
-          awaitSize(file, chunk.length);
+          TestCgroup.awaitSize(file, chunk.length);
           drain(arrivals);
 
           long t1 = System.nanoTime();
-          truncate(file);
+          TestCgroup.truncate(file);
           long[] b = arrivals.poll(5, TimeUnit.SECONDS);
           assertThat(b).as("DOWN fact of crossing " + i).isNotNull();
           assertThat(b[1]).as("direction of crossing " + i).isEqualTo(0);
@@ -114,22 +111,6 @@ class MemcgEventLatencyTest {
     // arrive, drop them
     Thread.sleep(5);
     q.clear();
-  }
-
-  private static void truncate(Path file) throws Exception {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      ch.truncate(0);
-    }
-  }
-
-  private static void awaitSize(Path file, long size) throws Exception {
-    long end = System.nanoTime() + 5_000_000_000L;
-    while (!(Files.exists(file) && Files.size(file) >= size)) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError(file + " did not reach " + size + " bytes");
-      }
-      Thread.sleep(1);
-    }
   }
 
   private static double pct(List<Long> nanos, int p) {

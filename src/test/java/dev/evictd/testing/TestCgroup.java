@@ -96,6 +96,27 @@ public final class TestCgroup implements AutoCloseable {
   }
 
   /**
+   * Truncates {@code file} to zero bytes (uncharging its pages from the cgroup that wrote them).
+   */
+  public static void truncate(Path file) throws IOException {
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(0);
+    }
+  }
+
+  /** Waits until {@code file} holds at least {@code size} bytes (at most 5 s). */
+  public static void awaitSize(Path file, long size) throws IOException, InterruptedException {
+    long end = System.nanoTime() + 5_000_000_000L;
+    while (!(Files.exists(file) && Files.size(file) >= size)) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError(file + " did not reach " + size + " bytes in 5 s");
+      }
+      Thread.sleep(1);
+    }
+  }
+
+  /**
    * Waits until the process list of {@code cgroup} holds at least {@code count} processes (at most
    * 5 s).
    */
