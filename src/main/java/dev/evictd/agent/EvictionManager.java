@@ -8,6 +8,7 @@ import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.Observation;
 import dev.evictd.api.Quantity;
 import dev.evictd.api.ReclaimAction;
+import dev.evictd.api.Signal;
 import dev.evictd.api.StatsException;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
@@ -168,22 +169,45 @@ public final class EvictionManager implements AutoCloseable {
     return lastSync;
   }
 
+  /**
+   * How soon a sync is repeated when the kernel signalled an upward memory crossing but the sync
+   * found no memory threshold met: the statistics may have been read a moment before the charge
+   * that crossed the line showed in them. Once per signal.
+   */
+  static final Duration CROSSING_RECHECK = Duration.ofSeconds(1);
+
   private void loop() {
     trigger("start", false);
+    Instant recheckAt = null;
     while (running) {
       try {
         lastBeat = clock.instant();
-        Trigger t = triggers.poll(settings.interval().toMillis(), TimeUnit.MILLISECONDS);
+        long waitMillis = settings.interval().toMillis();
+        if (recheckAt != null) {
+          waitMillis =
+              Math.max(
+                  0, Math.min(waitMillis, Duration.between(clock.instant(), recheckAt).toMillis()));
+        }
+        Trigger t = triggers.poll(waitMillis, TimeUnit.MILLISECONDS);
         if (!running) {
           break;
         }
-        String reason = t == null ? "interval" : t.reason();
+        String reason =
+            t != null ? t.reason() : recheckAt != null ? "memcg crossing re-checked" : "interval";
+        recheckAt = null;
         List<Trigger> coalesced = new ArrayList<>();
         triggers.drainTo(coalesced);
         if (!coalesced.isEmpty()) {
           reason += " (+" + coalesced.size() + " coalesced)";
         }
+        boolean upwardCrossing = t != null && t.urgent() && t.reason().equals("memcg");
+        for (Trigger c : coalesced) {
+          upwardCrossing |= c.urgent() && c.reason().equals("memcg");
+        }
         SyncResult r = syncOnce(reason);
+        if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {
+          recheckAt = clock.instant().plus(CROSSING_RECHECK);
+        }
         waitForEvictedPods(r);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -193,6 +217,15 @@ public final class EvictionManager implements AutoCloseable {
         LOG.error("sync failed unexpectedly: {}", e.toString(), e);
       }
     }
+  }
+
+  private static boolean memoryThresholdMet(EvictionPlan plan) {
+    return plan.thresholds().stream()
+        .anyMatch(
+            s ->
+                s.met()
+                    && (s.threshold().signal() == Signal.MEMORY_AVAILABLE
+                        || s.threshold().signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE));
   }
 
   /** Runs one sync now (the loop calls this; tests may too). */

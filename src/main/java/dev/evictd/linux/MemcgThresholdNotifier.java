@@ -280,10 +280,25 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
 
   /**
    * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the
-   * previous value. Returns false (after one warning, the notifier then being unavailable) when the
-   * kernel refuses it.
+   * previous value. Usage already at or above it is delivered at once as an upward crossing (the
+   * kernel would not signal it). Returns false (after one warning, the notifier then being
+   * unavailable) when the kernel refuses it.
    */
   public boolean register(long thresholdBytes) {
+    if (!registerOnly(thresholdBytes)) {
+      return false;
+    }
+    // The kernel signals crossings, not levels: usage that went past the line between the
+    // statistics this value was computed from and now would never be signalled. Say so at once.
+    OptionalLong usage = Cgroups.readLong(cgroup.resolve(USAGE_FILE));
+    if (usage.isPresent() && usage.getAsLong() >= thresholdBytes) {
+      LOG.debug("memcg usage already at or above the new threshold {}", thresholdBytes);
+      deliver(thresholdBytes);
+    }
+    return true;
+  }
+
+  private boolean registerOnly(long thresholdBytes) {
     if (thresholdBytes < 0) {
       throw new IllegalArgumentException("memcg threshold must not be negative: " + thresholdBytes);
     }

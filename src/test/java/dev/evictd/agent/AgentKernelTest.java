@@ -23,6 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentKernelTest {
   static final Path MEMCG = Path.of("/sys/fs/cgroup/memory");
 
+  private static String readUsage(Path cgroup) {
+    try {
+      return Files.readString(cgroup.resolve("memory.usage_in_bytes")).trim();
+    } catch (java.io.IOException e) {
+      return "unreadable";
+    }
+  }
+
   static long memTotal() throws Exception {
     for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
       if (line.startsWith("MemTotal:")) {
@@ -110,27 +118,39 @@ class AgentKernelTest {
                     java.net.http.HttpResponse.BodyHandlers.ofString())
                 .body();
         assertThat(metrics).contains("evictd_notifier_events_total{source=\"memcg\"}");
+        java.util.concurrent.atomic.AtomicReference<String> last =
+            new java.util.concurrent.atomic.AtomicReference<>("");
         assertThat(
                 FakeKubeApiServer.await(
                     () -> {
                       try {
-                        return java.net.http.HttpClient.newHttpClient()
-                            .send(
-                                java.net.http.HttpRequest.newBuilder(
-                                        java.net.URI.create(
-                                            "http://127.0.0.1:"
-                                                + agent.address().getPort()
-                                                + "/metrics"))
-                                    .build(),
-                                java.net.http.HttpResponse.BodyHandlers.ofString())
-                            .body()
+                        last.set(
+                            java.net.http.HttpClient.newHttpClient()
+                                .send(
+                                    java.net.http.HttpRequest.newBuilder(
+                                            java.net.URI.create(
+                                                "http://127.0.0.1:"
+                                                    + agent.address().getPort()
+                                                    + "/metrics"))
+                                        .build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                                .body());
+                        return last.get()
                             .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
                       } catch (Exception e) {
                         return false;
                       }
                     },
                     Duration.ofSeconds(10)))
-            .as("the sync saw the pressure")
+            .as(
+                () ->
+                    "the sync saw the pressure (cgroup usage now "
+                        + readUsage(cgroup)
+                        + "); evictd_ lines of the last /metrics:\n"
+                        + last.get()
+                            .lines()
+                            .filter(l -> l.startsWith("evictd_") && !l.startsWith("evictd_rule"))
+                            .collect(java.util.stream.Collectors.joining("\n")))
             .isTrue();
       }
     } finally {

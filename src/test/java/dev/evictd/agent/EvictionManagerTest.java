@@ -252,4 +252,58 @@ class EvictionManagerTest {
     assertThat((System.nanoTime() - before) / 1_000_000)
         .isLessThan(5_000); // not the 30 s wait, not the 60 s interval
   }
+
+  @Test
+  void anUpwardCrossingTheSyncDoesNotConfirmIsCheckedAgainSoon() throws Exception {
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
+    RecordingEvictor ev = new RecordingEvictor();
+    EvictionManager m =
+        manager(
+            planner("evictionHard: {memory.available: 1Gi}\n"),
+            stats,
+            PodSource.of(List.of(pod("a", 0), pod("b", 0))),
+            ev,
+            new Events(),
+            Clock.systemUTC(),
+            new EvictionManager.Settings(
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(30),
+                EvictionMethod.DELETE,
+                false,
+                false));
+    m.start();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (stats.reads() < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    Thread.sleep(100);
+    assertThat(stats.reads()).isEqualTo(1);
+    // the kernel says usage crossed the line, but the statistics do not show it yet
+    m.event("memcg threshold crossed", "memcg", true);
+    while (stats.reads() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(stats.reads()).isEqualTo(2);
+    assertThat(ev.decisions()).isEmpty();
+    long before = System.nanoTime();
+    while (stats.reads() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    long tookMillis = (System.nanoTime() - before) / 1_000_000;
+    assertThat(stats.reads()).as("the re-check, not the 60 s interval").isEqualTo(3);
+    assertThat(tookMillis)
+        .isGreaterThanOrEqualTo(EvictionManager.CROSSING_RECHECK.toMillis() - 100)
+        .isLessThan(EvictionManager.CROSSING_RECHECK.toMillis() + 3_000);
+    // once: the re-check did not confirm the crossing either, and is not repeated
+    Thread.sleep(2 * EvictionManager.CROSSING_RECHECK.toMillis() + 500);
+    assertThat(stats.reads()).isEqualTo(3);
+    // a way down is not re-checked
+    m.event("memcg threshold crossed", "memcg", false);
+    while (stats.reads() < 4 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    Thread.sleep(EvictionManager.CROSSING_RECHECK.toMillis() + 500);
+    assertThat(stats.reads()).isEqualTo(4);
+  }
 }

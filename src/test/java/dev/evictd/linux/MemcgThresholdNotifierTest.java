@@ -142,6 +142,30 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
+  void aThresholdRegisteredBelowTheCurrentUsageIsReportedAtOnce() throws Exception {
+    TestCgroup.assumeRootWithCgroupV1();
+    cgroup = TestCgroup.create("notifier-below");
+    Path file = cgroup.tmpfsFile("32M");
+    Process p =
+        cgroup.startIn(cgroup.dir(), "exec head -c 32M /dev/zero > \"$2\"", file.toString());
+    assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    long usage = cgroup.usage();
+    assertThat(usage).isGreaterThanOrEqualTo(32L << 20);
+    notifier =
+        MemcgThresholdNotifier.onCgroup(
+            Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
+    // the kernel signals crossings only: usage already past the line would go unnoticed
+    assertThat(notifier.register(usage - (16L << 20))).isTrue();
+    MemcgThresholdCrossed up = facts.poll(1, TimeUnit.SECONDS);
+    assertThat(up).as("an upward crossing reported at registration").isNotNull();
+    assertThat(up.direction()).isEqualTo(Direction.UP);
+    assertThat(up.thresholdBytes()).isEqualTo(usage - (16L << 20));
+    // a line above the usage: nothing to report
+    assertThat(notifier.register(usage + (1L << 30))).isTrue();
+    assertThat(facts.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
   void updateReRegistersAChangedValueAtMostEveryTenSecondsUnlessAskedNow() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("refresh");
