@@ -152,4 +152,32 @@ class CgroupsTest {
     Files.delete(pod.resolve("c2/x"));
     assertThat(walker.processes(pod)).as("a removed cgroup").containsExactly(7, 8, 9);
   }
+
+  @Test
+  void readsKeyedFiguresLikeMeminfoAndMemoryStat(@TempDir Path tmp) throws Exception {
+    Path f = tmp.resolve("keyed");
+    Files.writeString(
+        f,
+        "MemTotal:       24576000 kB\n"
+            + "Inactive(file):  1024 kB\n"
+            + "  cache 4096\n"
+            + "hierarchical_memory_limit 9223372036854771712\n"
+            + "\n"
+            + "HugePages_Total:       0\n"
+            + "not_a_number abc\n"
+            + "too_big 99999999999999999999\n"
+            + "key_only\n"
+            + "rss\t12 pages\n"
+            + "last 7");
+    assertThat(Cgroups.readKeyed(f))
+        .containsExactly(
+            java.util.Map.entry("MemTotal", 24576000L * 1024),
+            java.util.Map.entry("Inactive(file)", 1024L * 1024),
+            java.util.Map.entry("cache", 4096L),
+            java.util.Map.entry("hierarchical_memory_limit", 9223372036854771712L),
+            java.util.Map.entry("HugePages_Total", 0L),
+            java.util.Map.entry("rss", 12L),
+            java.util.Map.entry("last", 7L));
+    assertThat(Cgroups.readKeyed(tmp.resolve("missing"))).isEmpty();
+  }
 }
