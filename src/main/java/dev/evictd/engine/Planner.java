@@ -38,6 +38,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.kie.api.event.rule.AfterMatchFiredEvent;
 import org.kie.api.event.rule.BeforeMatchFiredEvent;
 import org.kie.api.event.rule.DefaultAgendaEventListener;
@@ -563,9 +564,18 @@ public final class Planner implements AutoCloseable {
     List<ReclaimRequest> requests = new ArrayList<>();
     long[] firingsLeft = {0};
     EvictionPlan[] plan = {null};
+    Runnable rankAndDecide =
+        () -> {
+          firingsLeft[0] = fire(List.of("rank"), firingsLeft[0]);
+          rank(warnings);
+          firingsLeft[0] = fire(List.of("decide", "commit"), firingsLeft[0]);
+          plan[0] = buildPlan(now, reclaimed, warnings, null);
+        };
+    String[] doing = {"observing and selecting"};
+    boolean[] decided = {false};
     String failure =
         step(
-            "observing and selecting",
+            () -> doing[0],
             timeLeft,
             () -> {
               if (session == null) {
@@ -591,6 +601,13 @@ public final class Planner implements AutoCloseable {
                       List.of("observe", "track", "grace", "local-storage", "select"),
                       firingsLeft[0]);
               requests.addAll(factsOf(ReclaimRequest.class));
+              if (requests.isEmpty()) {
+                // nothing to reclaim: rank and decide without handing over to the rule thread
+                // again (each hand-over can cost a thread wake-up)
+                doing[0] = "ranking and deciding";
+                rankAndDecide.run();
+                decided[0] = true;
+              }
             });
     if (failure == null && !requests.isEmpty()) {
       // node-level reclaim runs outside the rules' time budget: it is evictd's own work
@@ -613,7 +630,7 @@ public final class Planner implements AutoCloseable {
         Summary observed = after;
         failure =
             step(
-                "checking reclaim",
+                () -> "checking reclaim",
                 timeLeft,
                 () -> {
                   for (Observation o : Observations.of(observed).values()) {
@@ -623,17 +640,8 @@ public final class Planner implements AutoCloseable {
                 });
       }
     }
-    if (failure == null) {
-      failure =
-          step(
-              "ranking and deciding",
-              timeLeft,
-              () -> {
-                firingsLeft[0] = fire(List.of("rank"), firingsLeft[0]);
-                rank(warnings);
-                firingsLeft[0] = fire(List.of("decide", "commit"), firingsLeft[0]);
-                plan[0] = buildPlan(now, reclaimed, warnings, null);
-              });
+    if (failure == null && !decided[0]) {
+      failure = step(() -> "ranking and deciding", timeLeft, rankAndDecide);
     }
     if (failure == null) {
       return plan[0];
@@ -660,7 +668,7 @@ public final class Planner implements AutoCloseable {
    * ({@code timeLeft[0]}, nanoseconds, charged with the time the part took); returns null when it
    * finished, else the failure. Time spent outside the rules (node-level reclaim) is not charged.
    */
-  private String step(String what, long[] timeLeft, Runnable work) {
+  private String step(Supplier<String> what, long[] timeLeft, Runnable work) {
     long started = System.nanoTime();
     String failure = guardedUntil(what, started + Math.max(0, timeLeft[0]), work);
     timeLeft[0] -= System.nanoTime() - started;
@@ -668,6 +676,11 @@ public final class Planner implements AutoCloseable {
   }
 
   private String guardedUntil(String what, long deadline, Runnable work) {
+    return guardedUntil(() -> what, deadline, work);
+  }
+
+  /** The same, {@code what} read when a failure is reported (the work may say what it is doing). */
+  private String guardedUntil(Supplier<String> what, long deadline, Runnable work) {
     try {
       runner.run(
           () -> {
@@ -683,11 +696,11 @@ public final class Planner implements AutoCloseable {
       String rule = st.lastRule;
       return (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
           + " while "
-          + what
+          + what.get()
           + ": "
           + describe(e);
     } catch (RuleRunner.Overrun o) {
-      String m = overrunMessage(what, o);
+      String m = overrunMessage(what.get(), o);
       if (o.stuck()) {
         dropSession(true);
       }
