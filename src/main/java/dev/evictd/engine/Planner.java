@@ -470,12 +470,16 @@ public final class Planner implements AutoCloseable {
     if (session == null) {
       return stateBeforeSync;
     }
-    return new ArrayList<>(
-        session.getObjects(
-            o ->
-                o instanceof ThresholdState
-                    || o instanceof dev.evictd.api.ConditionState
-                    || o instanceof dev.evictd.api.SignalLastObserved));
+    // by class: the session's object store then visits those facts only, not every pod and key
+    List<Object> out = new ArrayList<>();
+    for (Class<?> c :
+        List.of(
+            ThresholdState.class,
+            dev.evictd.api.ConditionState.class,
+            dev.evictd.api.SignalLastObserved.class)) {
+      out.addAll(session.getObjects(new org.kie.api.runtime.ClassObjectFilter(c)));
+    }
+    return out;
   }
 
   /**
