@@ -217,26 +217,29 @@ class EvictionManagerTest {
     assertThat(r.plan().ranking().get(0).key()).extracting(c -> c.name()).startsWith("qos");
   }
 
+  /**
+   * A manager on the real clock with a 60 s interval and a 30 s wait for evicted pods, pods a and
+   * b, a 1Gi hard memory threshold: anything sooner than a minute came from a trigger.
+   */
+  EvictionManager slowLoop(FakeStatsProvider stats, RecordingEvictor ev) {
+    return manager(
+        planner("evictionHard: {memory.available: 1Gi}\n"),
+        stats,
+        PodSource.of(List.of(pod("a", 0), pod("b", 0))),
+        ev,
+        new Events(),
+        Clock.systemUTC(),
+        new EvictionManager.Settings(
+            Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false));
+  }
+
   @Test
   void anUrgentTriggerEndsTheWaitForAnEvictedPod() throws Exception {
     FakeStatsProvider stats = new FakeStatsProvider();
     stats.set(FakeStatsProvider.memory(500, 7000, "a", 100, "b", 900));
     RecordingEvictor ev = new RecordingEvictor();
     // the evicted pod never goes away, so only an urgent trigger can end the 30 s wait
-    EvictionManager m =
-        manager(
-            planner("evictionHard: {memory.available: 1Gi}\n"),
-            stats,
-            PodSource.of(List.of(pod("a", 0), pod("b", 0))),
-            ev,
-            new Events(),
-            Clock.systemUTC(),
-            new EvictionManager.Settings(
-                Duration.ofSeconds(60),
-                Duration.ofSeconds(30),
-                EvictionMethod.DELETE,
-                false,
-                false));
+    EvictionManager m = slowLoop(stats, ev);
     m.start();
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (ev.decisions().isEmpty() && System.nanoTime() < deadline) {
@@ -258,20 +261,7 @@ class EvictionManagerTest {
     FakeStatsProvider stats = new FakeStatsProvider();
     stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
     RecordingEvictor ev = new RecordingEvictor();
-    EvictionManager m =
-        manager(
-            planner("evictionHard: {memory.available: 1Gi}\n"),
-            stats,
-            PodSource.of(List.of(pod("a", 0), pod("b", 0))),
-            ev,
-            new Events(),
-            Clock.systemUTC(),
-            new EvictionManager.Settings(
-                Duration.ofSeconds(60),
-                Duration.ofSeconds(30),
-                EvictionMethod.DELETE,
-                false,
-                false));
+    EvictionManager m = slowLoop(stats, ev);
     m.start();
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (stats.reads() < 1 && System.nanoTime() < deadline) {
