@@ -252,6 +252,13 @@ public final class Planner implements AutoCloseable {
         java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     final Map<Object, Firing> producedBy = new IdentityHashMap<>();
     final List<Firing> firings = new ArrayList<>();
+
+    /**
+     * Facts described for this sync's trace, by identity: many firings match the same observation,
+     * clock or threshold, and rendering each again was a quarter of what a sync allocated.
+     */
+    final Map<Object, String> descriptions = new IdentityHashMap<>();
+
     volatile String phase = "";
     volatile Firing currentFiring;
     volatile String lastRule;
@@ -795,6 +802,7 @@ public final class Planner implements AutoCloseable {
     st.lastRankingEntries = null;
     st.producedBy.clear();
     st.firings.clear();
+    st.descriptions.clear();
     st.currentFiring = null;
     st.lastRule = null;
   }
@@ -1171,7 +1179,7 @@ public final class Planner implements AutoCloseable {
                 d.annotations(),
                 d.method(),
                 chain.stream().map(Firing::rule).distinct().toList()));
-        decisionTrace.put(d.pod().uid(), chain.stream().map(Planner::describe).toList());
+        decisionTrace.put(d.pod().uid(), chain.stream().map(this::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -1191,16 +1199,23 @@ public final class Planner implements AutoCloseable {
         failure);
   }
 
-  private static EvictionPlan.RuleFiring describe(Firing f) {
+  private EvictionPlan.RuleFiring describe(Firing f) {
     if (f.rendered == null) {
       f.rendered =
           new EvictionPlan.RuleFiring(
               f.phase(),
               f.rule(),
-              f.matched().stream().map(Planner::shortDescription).toList(),
-              f.produced().stream().map(Planner::shortDescription).toList());
+              f.matched().stream().map(this::cachedDescription).toList(),
+              f.produced().stream().map(this::cachedDescription).toList());
     }
     return f.rendered;
+  }
+
+  private String cachedDescription(Object o) {
+    if (o == null) {
+      return shortDescription(null);
+    }
+    return st.descriptions.computeIfAbsent(o, Planner::shortDescription);
   }
 
   /**
