@@ -248,7 +248,9 @@ public final class Agent implements AutoCloseable {
                   cgroups,
                   (MemcgThresholdCrossed e) ->
                       manager.event(
-                          e, "memcg", e.direction() == MemcgThresholdCrossed.Direction.UP),
+                          e,
+                          EvictionManager.MEMCG_SOURCE,
+                          e.direction() == MemcgThresholdCrossed.Direction.UP),
                   clock);
           opened.add(n);
           manager.addSyncListener((summary, plan) -> n.update(summary));

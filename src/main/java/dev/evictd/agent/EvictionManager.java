@@ -176,6 +176,9 @@ public final class EvictionManager implements AutoCloseable {
    */
   static final Duration CROSSING_RECHECK = Duration.ofSeconds(1);
 
+  /** The event source of memcg threshold crossings (upward ones are urgent). */
+  public static final String MEMCG_SOURCE = "memcg";
+
   private void loop() {
     trigger("start", false);
     Instant recheckAt = null;
@@ -200,9 +203,9 @@ public final class EvictionManager implements AutoCloseable {
         if (!coalesced.isEmpty()) {
           reason += " (+" + coalesced.size() + " coalesced)";
         }
-        boolean upwardCrossing = t != null && t.urgent() && t.reason().equals("memcg");
+        boolean upwardCrossing = t != null && t.urgent() && t.reason().equals(MEMCG_SOURCE);
         for (Trigger c : coalesced) {
-          upwardCrossing |= c.urgent() && c.reason().equals("memcg");
+          upwardCrossing |= c.urgent() && c.reason().equals(MEMCG_SOURCE);
         }
         SyncResult r = syncOnce(reason);
         if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {

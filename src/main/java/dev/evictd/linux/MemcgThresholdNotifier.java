@@ -213,12 +213,7 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     if (summary == null || summary.node() == null) {
       return OptionalLong.empty();
     }
-    Summary.MemoryStats m = summary.node().memory();
-    if (threshold.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-      Summary.ContainerStats pods =
-          summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
-      m = pods == null ? null : pods.memory();
-    }
+    Summary.MemoryStats m = memoryOf(threshold, summary);
     if (m == null
         || m.usageBytes() == null
         || m.workingSetBytes() == null
@@ -231,10 +226,21 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     return OptionalLong.of(capacity - quantity + inactiveFile);
   }
 
+  /** The memory figures the threshold's signal is observed from (node or pods container). */
+  private static Summary.MemoryStats memoryOf(Threshold threshold, Summary summary) {
+    if (threshold.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
+      Summary.ContainerStats pods =
+          summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
+      return pods == null ? null : pods.memory();
+    }
+    return summary.node().memory();
+  }
+
   /**
    * After a sync: recomputes the threshold from {@code summary} and re-registers it when it changed
-   * and the last registration is at least {@link #REFRESH_INTERVAL} old. Returns whether a new
-   * value was registered.
+   * and the last registration is at least {@link #REFRESH_INTERVAL} old. When usage went past the
+   * new value after {@code summary} showed it below, an upward crossing is delivered at once (the
+   * kernel would not signal it). Returns whether a new value was registered.
    */
   public boolean update(Summary summary) {
     return update(summary, false);
@@ -275,30 +281,28 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
         return false;
       }
     }
-    return register(value.getAsLong());
-  }
-
-  /**
-   * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the
-   * previous value. Usage already at or above it is delivered at once as an upward crossing (the
-   * kernel would not signal it). Returns false (after one warning, the notifier then being
-   * unavailable) when the kernel refuses it.
-   */
-  public boolean register(long thresholdBytes) {
-    if (!registerOnly(thresholdBytes)) {
+    long line = value.getAsLong();
+    if (!register(line)) {
       return false;
     }
-    // The kernel signals crossings, not levels: usage that went past the line between the
-    // statistics this value was computed from and now would never be signalled. Say so at once.
+    // The kernel signals crossings, not levels: usage that went past the line after the statistics
+    // the line was computed from (which showed it below) would never be signalled. Say so at once.
+    // Usage the statistics already showed above the line is not reported again: the sync saw it.
+    Long seen = memoryOf(threshold, summary).usageBytes();
     OptionalLong usage = Cgroups.readLong(cgroup.resolve(USAGE_FILE));
-    if (usage.isPresent() && usage.getAsLong() >= thresholdBytes) {
-      LOG.debug("memcg usage already at or above the new threshold {}", thresholdBytes);
-      deliver(thresholdBytes);
+    if (seen != null && seen < line && usage.isPresent() && usage.getAsLong() >= line) {
+      LOG.debug("memcg usage crossed the new threshold {} before it was registered", line);
+      deliver(line);
     }
     return true;
   }
 
-  private boolean registerOnly(long thresholdBytes) {
+  /**
+   * Registers {@code thresholdBytes} on the cgroup's {@code memory.usage_in_bytes}, replacing the
+   * previous value. Returns false (after one warning, the notifier then being unavailable) when the
+   * kernel refuses it.
+   */
+  public boolean register(long thresholdBytes) {
     if (thresholdBytes < 0) {
       throw new IllegalArgumentException("memcg threshold must not be negative: " + thresholdBytes);
     }

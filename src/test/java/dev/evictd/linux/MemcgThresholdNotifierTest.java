@@ -142,7 +142,7 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
-  void aThresholdRegisteredBelowTheCurrentUsageIsReportedAtOnce() throws Exception {
+  void usageThatCrossedAfterTheStatisticsIsReportedWhenTheThresholdIsRegistered() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("notifier-below");
     Path file = cgroup.tmpfsFile("32M");
@@ -151,17 +151,29 @@ class MemcgThresholdNotifierTest {
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
     long usage = cgroup.usage();
     assertThat(usage).isGreaterThanOrEqualTo(32L << 20);
+    Cgroups cgroups =
+        Cgroups.detect(Path.of("/sys/fs/cgroup"), cgroup.dir().getFileName().toString());
     notifier =
-        MemcgThresholdNotifier.onCgroup(
-            Signal.MEMORY_AVAILABLE, cgroup.dir(), facts::add, Clock.systemUTC());
-    // the kernel signals crossings only: usage already past the line would go unnoticed
-    assertThat(notifier.register(usage - (16L << 20))).isTrue();
+        new MemcgThresholdNotifier(
+            hard(Signal.ALLOCATABLE_MEMORY_AVAILABLE, "1Gi"),
+            cgroups,
+            facts::add,
+            Clock.systemUTC());
+    // the statistics showed 1Mi used; the line (available − 1Gi + usage) is 16Mi below the usage
+    // now: the kernel signals crossings only, so this one would go unnoticed
+    long line = usage - (16L << 20);
+    long mi = 1L << 20;
+    assertThat(notifier.update(podsSummary(line - mi + (1L << 30), mi, mi))).isTrue();
+    assertThat(notifier.registeredThreshold()).hasValue(line);
     MemcgThresholdCrossed up = facts.poll(1, TimeUnit.SECONDS);
     assertThat(up).as("an upward crossing reported at registration").isNotNull();
     assertThat(up.direction()).isEqualTo(Direction.UP);
-    assertThat(up.thresholdBytes()).isEqualTo(usage - (16L << 20));
-    // a line above the usage: nothing to report
-    assertThat(notifier.register(usage + (1L << 30))).isTrue();
+    assertThat(up.thresholdBytes()).isEqualTo(line);
+    // statistics that already showed the usage above the new line: the sync saw it, no event
+    long seenLine = usage - (8L << 20);
+    assertThat(notifier.updateNow(podsSummary(seenLine - usage + (1L << 30), usage, usage)))
+        .isTrue();
+    assertThat(notifier.registeredThreshold()).hasValue(seenLine);
     assertThat(facts.poll(300, TimeUnit.MILLISECONDS)).isNull();
   }
 
