@@ -218,7 +218,13 @@ public final class Agent implements AutoCloseable {
         config.thresholds().size(),
         c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
 
-    Planner planner = new Planner(rules, config);
+    Planner planner =
+        new Planner(
+            rules,
+            config,
+            dev.evictd.engine.SyncBudget.DEFAULT,
+            new dev.evictd.engine.DecisionGuard.Limits(
+                c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH));
     opened.add(planner);
     AgentMetrics metrics = new AgentMetrics(clock);
     metrics.rulesLoad(true);

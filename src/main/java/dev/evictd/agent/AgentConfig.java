@@ -45,6 +45,8 @@ import java.util.Set;
  *     none
  * @param crictl the crictl command for node-level reclaim
  * @param logFormat text or json
+ * @param allowedMethods the eviction methods a rule's decision may name (default: delete, evict,
+ *     kill, dry-run); a decision naming another is refused. The executor must be one of them.
  */
 public record AgentConfig(
     String nodeName,
@@ -69,7 +71,8 @@ public record AgentConfig(
     boolean memcgNotifier,
     String psiTrigger,
     String crictl,
-    String logFormat) {
+    String logFormat,
+    Set<EvictionMethod> allowedMethods) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -96,7 +99,8 @@ public record AgentConfig(
           "memcgNotifier",
           "psiTrigger",
           "crictl",
-          "logFormat");
+          "logFormat",
+          "allowedMethods");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -175,6 +179,15 @@ public record AgentConfig(
         r.choice("executor", "dry-run", Set.of("dry-run", "delete", "evict", "kill"));
     EvictionMethod executor =
         EvictionMethod.valueOf(executorText.toUpperCase(Locale.ROOT).replace('-', '_'));
+    Set<EvictionMethod> allowedMethods = r.methods("allowedMethods");
+    if (!standalone && !allowedMethods.contains(executor)) {
+      throw new ConfigException(
+          r.at("executor")
+              + ": "
+              + executorText
+              + " is not one of allowedMethods "
+              + allowedMethods.stream().map(AgentConfig::methodName).toList());
+    }
     String layoutText =
         r.choice("fsLayout", "auto", Set.of("auto", "shared", "dedicated", "split"));
     FsLayout layout = layoutText.equals("auto") ? null : FsLayout.fromKey(layoutText).orElseThrow();
@@ -234,7 +247,13 @@ public record AgentConfig(
         r.bool("memcgNotifier", true),
         psi,
         r.string("crictl", "crictl"),
-        r.choice("logFormat", "text", Set.of("text", "json")));
+        r.choice("logFormat", "text", Set.of("text", "json")),
+        allowedMethods);
+  }
+
+  /** The configuration's name of a method: {@code dry-run}, {@code delete}... */
+  static String methodName(EvictionMethod m) {
+    return m.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */
@@ -297,6 +316,44 @@ public record AgentConfig(
                 + ")");
       }
       return s;
+    }
+
+    /**
+     * A list of method names (a YAML sequence, or comma-separated as a flag); all but default when
+     * unset.
+     */
+    Set<EvictionMethod> methods(String key) {
+      Object o = v.get(key);
+      Set<String> names = Set.of("dry-run", "delete", "evict", "kill");
+      java.util.List<String> given = new java.util.ArrayList<>();
+      if (o == null) {
+        given.addAll(names);
+      } else if (o instanceof YamlNode n && n.isSeq()) {
+        for (YamlNode e : n.asList()) {
+          given.add(e.asString(false));
+        }
+      } else {
+        for (String part : string(key, "").split(",", -1)) {
+          given.add(part.trim());
+        }
+      }
+      java.util.EnumSet<EvictionMethod> out = java.util.EnumSet.noneOf(EvictionMethod.class);
+      for (String g : given) {
+        if (!names.contains(g)) {
+          throw new ConfigException(
+              at(key)
+                  + ": unknown method \""
+                  + g
+                  + "\" (expected some of "
+                  + new java.util.TreeSet<>(names)
+                  + ")");
+        }
+        out.add(EvictionMethod.valueOf(g.toUpperCase(Locale.ROOT).replace('-', '_')));
+      }
+      if (out.isEmpty()) {
+        throw new ConfigException(at(key) + ": at least one method is needed");
+      }
+      return java.util.Collections.unmodifiableSet(out);
     }
 
     Path path(String key, Path dflt) {

@@ -125,6 +125,15 @@ public final class AgentMetrics {
         .increment();
   }
 
+  /** The decision guard refused a decision of the rules. */
+  public void decisionRefused(EvictionPlan.Refusal reason) {
+    Counter.builder("evictd_decisions_refused_total")
+        .description("Decisions of the rules refused by the decision guard, by reason")
+        .tag("reason", reason.label())
+        .register(registry)
+        .increment();
+  }
+
   /** A notifier reported an event. */
   public void notifierEvent(String source) {
     Counter.builder("evictd_notifier_events_total")

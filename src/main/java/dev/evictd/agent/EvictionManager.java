@@ -307,6 +307,17 @@ public final class EvictionManager implements AutoCloseable {
         LOG.warn("cannot record the node event: {}", e.getMessage());
       }
     }
+    for (EvictionPlan.RefusedDecision r : plan.refused()) {
+      // once per sync and decision: the rule set keeps running, its refused output is visible
+      LOG.warn(
+          "sync {}: refused a decision of rule \"{}\" to evict {}: {} ({})",
+          plan.seq(),
+          r.rule(),
+          r.pod(),
+          r.detail(),
+          r.reason().label());
+      metrics.decisionRefused(r.reason());
+    }
     List<EvictionAttempt> attempts = new ArrayList<>();
     for (EvictionDecision d : plan.decisions()) {
       attempts.add(execute(d));

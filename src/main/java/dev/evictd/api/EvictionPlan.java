@@ -25,6 +25,8 @@ import java.util.List;
  *     rule first, with the facts each matched
  * @param warnings non-fatal findings of this sync
  * @param failure why the sync failed (a rule threw, ran away or exceeded its time budget), or null
+ * @param refused the decisions the decision guard refused (dropped, never carried out), in the
+ *     order the rules made them
  */
 public record EvictionPlan(
     long seq,
@@ -40,7 +42,8 @@ public record EvictionPlan(
     List<RuleFiring> firings,
     java.util.Map<String, List<RuleFiring>> decisionTrace,
     List<String> warnings,
-    String failure) {
+    String failure,
+    List<RefusedDecision> refused) {
 
   public EvictionPlan {
     observations = List.copyOf(observations);
@@ -52,6 +55,7 @@ public record EvictionPlan(
     firings = List.copyOf(firings);
     decisionTrace = java.util.Map.copyOf(decisionTrace);
     warnings = List.copyOf(warnings);
+    refused = refused == null ? List.of() : List.copyOf(refused);
   }
 
   /** Whether the sync failed; a failed sync evicts nothing. */
@@ -83,4 +87,50 @@ public record EvictionPlan(
    * @param produced short descriptions of the facts it inserted
    */
   public record RuleFiring(String phase, String rule, List<String> facts, List<String> produced) {}
+
+  /** Why the decision guard refused a decision; {@link #label()} is the metric's label value. */
+  public enum Refusal {
+    /** No pod of this sync's active list has the decision's uid. */
+    UNKNOWN_POD,
+    /** The uid is an active pod's, but the namespace or name the rules wrote is not that pod's. */
+    POD_MISMATCH,
+    /** The pod is bound to another node. */
+    OTHER_NODE,
+    /** The pod is exempt from eviction. */
+    EXEMPT,
+    /** The pod was already decided in this sync (the first decision is kept). */
+    DUPLICATE,
+    /** The method is not one the configuration allows. */
+    METHOD,
+    /** The grace period is outside the allowed range. */
+    GRACE_PERIOD,
+    /** The signal is not an eviction signal or local-storage limit. */
+    SIGNAL,
+    /** The decision lacks a pod or a kind. */
+    INVALID;
+
+    /** The lower-case name: {@code unknown_pod}, {@code grace_period}... */
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * A decision the guard refused.
+   *
+   * @param pod the pod as the rules named it (untrusted: shown, never used)
+   * @param reason why it was refused
+   * @param detail a one-line explanation
+   * @param rules the rules whose firing produced it, the deciding rule first
+   */
+  public record RefusedDecision(PodRef pod, Refusal reason, String detail, List<String> rules) {
+    public RefusedDecision {
+      rules = rules == null ? List.of() : List.copyOf(rules);
+    }
+
+    /** The rule that made the decision, or "(unknown rule)". */
+    public String rule() {
+      return rules.isEmpty() ? "(unknown rule)" : rules.get(0);
+    }
+  }
 }

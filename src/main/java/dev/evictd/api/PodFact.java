@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * An active pod of the node, with what eviction needs from its spec computed as Kubernetes computes
  * it. The fabric8 {@link Pod} is available to rules as {@code pod} for anything else (labels,
- * owners, annotations).
+ * owners, annotations), without what could hold secrets (see {@code PodFacts.visibleToRules}).
  *
  * @param uid the pod's uid (stats are matched by it)
  * @param namespace the namespace
@@ -35,7 +35,8 @@ import java.util.Map;
  * @param owners metadata.ownerReferences
  * @param controllerUid the uid of the owner reference marked as controller (e.g. the ReplicaSet),
  *     or null
- * @param pod the pod object itself
+ * @param pod the pod object, without env, command, args, probes, lifecycle hooks, managed fields
+ *     and the last-applied-configuration annotation
  */
 public record PodFact(
     String uid,

@@ -230,6 +230,12 @@ final class ExplainCommand implements Callable<Integer> {
         }
       }
     }
+    for (EvictionPlan.RefusedDecision r : plan.refused()) {
+      out.println("  refused: " + PlanText.refused(r));
+      if (r.rules().size() > 1) {
+        out.println("    by rules: " + String.join(" <- ", r.rules()));
+      }
+    }
     for (String w : plan.warnings()) {
       out.println("  warning: " + w);
     }

@@ -144,6 +144,18 @@ final class PlanJson {
     for (EvictionDecision d : p.decisions()) {
       ds.add(decision(d));
     }
+    ArrayNode rf = n.putArray("refused");
+    for (EvictionPlan.RefusedDecision r : p.refused()) {
+      ObjectNode rn = rf.addObject();
+      if (r.pod() != null) {
+        rn.put("pod", r.pod().key());
+        rn.put("uid", r.pod().uid());
+      }
+      rn.put("reason", r.reason().label());
+      rn.put("detail", r.detail());
+      ArrayNode rules = rn.putArray("rules");
+      r.rules().forEach(rules::add);
+    }
     ArrayNode fs = n.putArray("firings");
     for (EvictionPlan.RuleFiring f : p.firings()) {
       ObjectNode fn = fs.addObject();

@@ -145,12 +145,29 @@ final class PlanText {
         out.println("              by rules: " + String.join(" <- ", d.rules()));
       }
     }
+    for (EvictionPlan.RefusedDecision r : p.refused()) {
+      out.println("  refused     " + refused(r));
+    }
     for (String w : p.warnings()) {
       out.println("  warning     " + w);
     }
     if (p.failed()) {
       out.println("  FAILED      " + p.failure());
     }
+  }
+
+  /**
+   * A refused decision on one line: the pod as the rules named it, the reason, why, and the rule.
+   */
+  static String refused(EvictionPlan.RefusedDecision r) {
+    return (r.pod() == null ? "(no pod)" : r.pod().key())
+        + "  "
+        + r.reason().label()
+        + ": "
+        + r.detail()
+        + "  (rule \""
+        + r.rule()
+        + "\")";
   }
 
   private static String observation(Observation o) {

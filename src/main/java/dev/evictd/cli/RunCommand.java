@@ -140,6 +140,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--log-format", paramLabel = "FORMAT", description = "text (default) or json.")
   String logFormat;
 
+  @Option(
+      names = "--allowed-methods",
+      paramLabel = "METHODS",
+      description =
+          "Eviction methods a rule's decision may name, comma-separated (default:"
+              + " dry-run,delete,evict,kill); a decision naming another is refused.")
+  String allowedMethods;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   Map<String, Object> flags() {
@@ -165,6 +173,7 @@ final class RunCommand implements Callable<Integer> {
     f.put("psiTrigger", psiTrigger);
     f.put("crictl", crictl);
     f.put("logFormat", logFormat);
+    f.put("allowedMethods", allowedMethods);
     return f;
   }
 

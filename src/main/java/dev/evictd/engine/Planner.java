@@ -89,6 +89,10 @@ public final class Planner implements AutoCloseable {
 
   private final EvictionConfig config;
   private final SyncBudget budget;
+
+  /** Checks the rules' decisions against this sync's active pods before they reach the plan. */
+  private final DecisionGuard guard;
+
   private final RuleRunner runner = new RuleRunner();
   private RuleSet rules;
   private volatile RuleSession session;
@@ -318,8 +322,22 @@ public final class Planner implements AutoCloseable {
    *     budget
    */
   public Planner(RuleSet rules, EvictionConfig config, SyncBudget budget) {
+    this(rules, config, budget, DecisionGuard.Limits.DEFAULT);
+  }
+
+  /**
+   * Creates the planner's session.
+   *
+   * @param budget what one sync may spend on rules
+   * @param limits what the decision guard lets the rules' decisions do (methods, message length)
+   * @throws dev.evictd.api.RulesException when loading the facts into the session overruns the time
+   *     budget
+   */
+  public Planner(
+      RuleSet rules, EvictionConfig config, SyncBudget budget, DecisionGuard.Limits limits) {
     this.config = config;
     this.budget = budget;
+    this.guard = new DecisionGuard(config, limits);
     String failure = guarded("loading the facts", () -> openSession(rules, List.of()));
     if (failure != null) {
       runner.close();
@@ -735,7 +753,8 @@ public final class Planner implements AutoCloseable {
         List.of(),
         Map.of(),
         warnings,
-        failure);
+        failure,
+        List.of());
   }
 
   /** Thrown when a rule fails during a sync. */
@@ -1139,37 +1158,30 @@ public final class Planner implements AutoCloseable {
       }
     }
     List<EvictionDecision> decisions = new ArrayList<>();
+    List<EvictionPlan.RefusedDecision> refused = new ArrayList<>();
     Map<String, List<EvictionPlan.RuleFiring>> decisionTrace = new HashMap<>();
     if (failure == null) {
       List<EvictionDecision> raw = factsOf(EvictionDecision.class);
       Map<String, Integer> positions = new HashMap<>();
       for (EvictionDecision d : raw) {
-        PodEntry e = pods.get(d.pod().uid());
-        positions.put(d.pod().uid(), e == null ? Integer.MAX_VALUE : e.fact.position());
+        String uid = d.pod() == null ? null : d.pod().uid();
+        PodEntry e = uid == null ? null : pods.get(uid);
+        positions.put(uid, e == null ? Integer.MAX_VALUE : e.fact.position());
       }
       List<EvictionDecision> sorted = new ArrayList<>(raw);
       sorted.sort(
           Comparator.comparing(
                   (EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
-              .thenComparing(d -> positions.get(d.pod().uid())));
-      Set<String> decided = new java.util.HashSet<>();
+              .thenComparing(d -> positions.get(d.pod() == null ? null : d.pod().uid())));
+      // each decision with the rules behind it; the guard keeps the first one per pod
+      List<EvictionDecision> traced = new ArrayList<>(sorted.size());
+      Map<String, List<Firing>> firstChain = new HashMap<>();
       for (EvictionDecision d : sorted) {
-        if (!decided.add(d.pod().uid())) {
-          warnings.add(
-              "pod " + d.pod() + " was decided more than once; the first decision is kept");
-          continue;
-        }
-        if (st.exemptions.containsKey(d.pod().uid())) {
-          warnings.add(
-              "a rule decided to evict exempt pod "
-                  + d.pod()
-                  + " ("
-                  + String.join(", ", st.exemptions.get(d.pod().uid()))
-                  + "); the decision is dropped");
-          continue;
-        }
         List<Firing> chain = provenance(d);
-        decisions.add(
+        if (d.pod() != null && d.pod().uid() != null) {
+          firstChain.putIfAbsent(d.pod().uid(), chain);
+        }
+        traced.add(
             new EvictionDecision(
                 d.pod(),
                 d.kind(),
@@ -1179,7 +1191,21 @@ public final class Planner implements AutoCloseable {
                 d.annotations(),
                 d.method(),
                 chain.stream().map(Firing::rule).distinct().toList()));
-        decisionTrace.put(d.pod().uid(), chain.stream().map(this::describe).toList());
+      }
+      DecisionGuard.Review review =
+          guard.review(
+              traced,
+              uid -> {
+                PodEntry e = pods.get(uid);
+                return e == null || e.seenAt != seq ? null : e.fact;
+              },
+              st.exemptions);
+      decisions.addAll(review.accepted());
+      refused.addAll(review.refused());
+      warnings.addAll(review.warnings());
+      for (EvictionDecision d : decisions) {
+        decisionTrace.put(
+            d.pod().uid(), firstChain.get(d.pod().uid()).stream().map(this::describe).toList());
       }
     }
     return new EvictionPlan(
@@ -1196,7 +1222,8 @@ public final class Planner implements AutoCloseable {
         traceOf(),
         decisionTrace,
         warnings,
-        failure);
+        failure,
+        refused);
   }
 
   private EvictionPlan.RuleFiring describe(Firing f) {

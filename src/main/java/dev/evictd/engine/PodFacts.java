@@ -114,7 +114,69 @@ public final class PodFacts {
         labels,
         List.copyOf(owners),
         owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
-        pod);
+        visibleToRules(pod));
+  }
+
+  /** The annotation {@code kubectl apply} keeps the whole last applied object in. */
+  public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+  /**
+   * A copy of {@code pod} with what rules must not read removed: rules are untrusted, and whatever
+   * they can read they can copy into a message that reaches the pod's condition, an Event and the
+   * log. Gone from every container (regular, init, ephemeral): {@code env} (values and {@code
+   * valueFrom} references), {@code envFrom}, {@code command}, {@code args}, {@code lifecycle} and
+   * the probes (their commands and HTTP headers); gone from the metadata: the {@value
+   * #LAST_APPLIED} annotation (the whole spec, env values included) and {@code managedFields}. The
+   * pod itself is not changed.
+   */
+  public static Pod visibleToRules(Pod pod) {
+    Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
+    var meta = copy.getMetadata();
+    if (meta != null) {
+      meta.setManagedFields(null);
+      if (meta.getAnnotations() != null && meta.getAnnotations().containsKey(LAST_APPLIED)) {
+        Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations());
+        annotations.remove(LAST_APPLIED);
+        meta.setAnnotations(annotations);
+      }
+    }
+    var spec = copy.getSpec();
+    if (spec != null) {
+      if (spec.getContainers() != null) {
+        spec.getContainers().forEach(PodFacts::hide);
+      }
+      if (spec.getInitContainers() != null) {
+        spec.getInitContainers().forEach(PodFacts::hide);
+      }
+      if (spec.getEphemeralContainers() != null) {
+        for (var c : spec.getEphemeralContainers()) {
+          if (c != null) {
+            c.setEnv(List.of());
+            c.setEnvFrom(List.of());
+            c.setCommand(List.of());
+            c.setArgs(List.of());
+            c.setLifecycle(null);
+            c.setLivenessProbe(null);
+            c.setReadinessProbe(null);
+            c.setStartupProbe(null);
+          }
+        }
+      }
+    }
+    return copy;
+  }
+
+  private static void hide(Container c) {
+    if (c != null) {
+      c.setEnv(List.of());
+      c.setEnvFrom(List.of());
+      c.setCommand(List.of());
+      c.setArgs(List.of());
+      c.setLifecycle(null);
+      c.setLivenessProbe(null);
+      c.setReadinessProbe(null);
+      c.setStartupProbe(null);
+    }
   }
 
   private static Quantity parse(

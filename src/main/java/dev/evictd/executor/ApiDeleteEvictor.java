@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * True, reason {@value #REASON}, the decision's message), as the kubelet and the taint manager mark
  * their terminations, then deletes it with the decision's grace period. Both requests carry the
  * pod's uid (in the patch's metadata and as a delete precondition), so a pod recreated under the
- * same name is never touched.
+ * same name is never touched; a decision whose pod has no uid writes nothing (FAILED). Paths are
+ * built from percent-encoded segments ({@link KubeApi#podPath}).
  *
  * <p>Outcomes: EVICTED when the delete was accepted; NOT_FOUND when the pod is gone (404) or is
  * another pod now (409 on the uid precondition); FAILED when the API server kept failing after the
@@ -51,6 +52,11 @@ public final class ApiDeleteEvictor implements PodEvictor {
   @Override
   public EvictionOutcome evict(EvictionDecision decision) {
     PodRef pod = decision.pod();
+    if (!KubeApi.isUid(pod.uid())) {
+      // without the uid precondition a pod recreated under the name would be hit
+      LOG.warn("delete {}: the pod has no uid; nothing is written without a uid precondition", pod);
+      return EvictionOutcome.FAILED;
+    }
     String path = KubeApi.podPath(pod.namespace(), pod.name());
 
     String patch = api.json(conditionPatch(decision));
@@ -106,18 +112,17 @@ public final class ApiDeleteEvictor implements PodEvictor {
     condition.put("message", decision.message());
     condition.put("lastTransitionTime", clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
     Map<String, Object> patch = new LinkedHashMap<>();
-    if (KubeApi.isUid(decision.pod().uid())) {
-      patch.put("metadata", Map.of("uid", decision.pod().uid()));
-    }
+    patch.put("metadata", Map.of("uid", decision.pod().uid()));
     patch.put("status", Map.of("conditions", List.of(condition)));
     return patch;
   }
 
   static DeleteOptions deleteOptions(PodRef pod, long graceSeconds) {
-    DeleteOptionsBuilder b = new DeleteOptionsBuilder().withGracePeriodSeconds(graceSeconds);
-    if (KubeApi.isUid(pod.uid())) {
-      b.withNewPreconditions().withUid(pod.uid()).endPreconditions();
-    }
-    return b.build();
+    return new DeleteOptionsBuilder()
+        .withGracePeriodSeconds(graceSeconds)
+        .withNewPreconditions()
+        .withUid(pod.uid())
+        .endPreconditions()
+        .build();
   }
 }

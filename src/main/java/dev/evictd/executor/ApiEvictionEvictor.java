@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The {@code evict} method: posts a policy/v1 Eviction for the pod, which the API server refuses
  * with 429 when a PodDisruptionBudget does not allow it. The Eviction carries the decision's grace
  * period and the pod's uid as a precondition; the API server itself sets the pod's DisruptionTarget
- * condition.
+ * condition. A decision whose pod has no uid writes nothing (FAILED).
  *
  * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on 429, after one request, so the rules can
  * pick another pod or escalate; NOT_FOUND (404, or 409 on the uid precondition); FAILED when the
@@ -37,6 +37,10 @@ public final class ApiEvictionEvictor implements PodEvictor {
   @Override
   public EvictionOutcome evict(EvictionDecision decision) {
     PodRef pod = decision.pod();
+    if (!KubeApi.isUid(pod.uid())) {
+      LOG.warn("evict {}: the pod has no uid; nothing is written without a uid precondition", pod);
+      return EvictionOutcome.FAILED;
+    }
     long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
     String body = api.json(eviction(pod, grace));
     String path = KubeApi.podPath(pod.namespace(), pod.name()) + "/eviction";

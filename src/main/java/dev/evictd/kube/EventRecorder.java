@@ -123,7 +123,7 @@ public final class EventRecorder implements EventSink {
             .withLastTimestamp(time)
             .withCount(1)
             .build();
-    ApiResponse r = api.post("/api/v1/namespaces/" + namespace + "/events", api.json(event));
+    ApiResponse r = api.post(KubeApi.eventsPath(namespace), api.json(event));
     if (!r.isSuccess()) {
       LOG.warn(
           "event {} on {} {}: not recorded: {}",

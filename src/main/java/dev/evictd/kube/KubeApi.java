@@ -51,9 +51,50 @@ public final class KubeApi {
     this.serialization = serialization;
   }
 
-  /** The path of a namespaced pod: {@code /api/v1/namespaces/NS/pods/NAME}. */
+  /**
+   * The path of a namespaced pod: {@code /api/v1/namespaces/NS/pods/NAME}, each name
+   * percent-encoded as one path segment ({@link #segment}).
+   */
   public static String podPath(String namespace, String name) {
-    return "/api/v1/namespaces/" + namespace + "/pods/" + name;
+    return "/api/v1/namespaces/" + segment(namespace) + "/pods/" + segment(name);
+  }
+
+  /** The path of a namespace's Events: {@code /api/v1/namespaces/NS/events}. */
+  public static String eventsPath(String namespace) {
+    return "/api/v1/namespaces/" + segment(namespace) + "/events";
+  }
+
+  /**
+   * {@code name} as one URL path segment: every byte of its UTF-8 form other than an RFC 3986
+   * unreserved character ({@code A-Z a-z 0-9 - . _ ~}) percent-encoded, so no name can add a
+   * segment, a query or a fragment to a request. Refuses what cannot be one segment: null, empty,
+   * {@code .} and {@code ..}.
+   */
+  public static String segment(String name) {
+    if (name == null || name.isEmpty() || name.equals(".") || name.equals("..")) {
+      throw new dev.evictd.api.EvictdException(
+          "not a name for a request path: "
+              + (name == null
+                  ? "null"
+                  : "\"" + dev.evictd.api.EvictdException.oneLine(name) + "\""));
+    }
+    StringBuilder b = new StringBuilder(name.length());
+    for (byte x : name.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      int c = x & 0xff;
+      if ((c >= 'A' && c <= 'Z')
+          || (c >= 'a' && c <= 'z')
+          || (c >= '0' && c <= '9')
+          || c == '-'
+          || c == '.'
+          || c == '_'
+          || c == '~') {
+        b.append((char) c);
+      } else {
+        b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)));
+        b.append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+      }
+    }
+    return b.toString();
   }
 
   /**

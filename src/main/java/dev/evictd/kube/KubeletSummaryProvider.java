@@ -70,7 +70,7 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
       KubernetesClient client, String nodeName, Duration timeout, Duration maxAge, Clock clock) {
     return new KubeletSummaryProvider(
         new KubeApi(client, timeout),
-        String.format(PROXY_PATH, nodeName),
+        String.format(PROXY_PATH, KubeApi.segment(nodeName)),
         nodeName,
         maxAge,
         clock,

@@ -21,7 +21,7 @@ public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Sum
   /** Reads the three documents; a failed read is an error naming what could not be read. */
   @SuppressWarnings("unchecked")
   public static NodeCapture of(KubernetesClient client, KubeApi api, String node) {
-    ApiResponse cz = api.get("/api/v1/nodes/" + node + "/proxy/configz");
+    ApiResponse cz = api.get("/api/v1/nodes/" + KubeApi.segment(node) + "/proxy/configz");
     if (!cz.isSuccess()) {
       throw new StatsException(
           "node " + node + ": cannot read the kubelet configuration (/configz): " + cz.describe());
