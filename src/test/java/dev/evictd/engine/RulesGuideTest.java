@@ -89,4 +89,53 @@ class RulesGuideTest {
       assertThat(API.resolve(f + ".java")).as("%s is an api type", f).isRegularFile();
     }
   }
+
+  @Test
+  void theGuideListsWhatRulesCannotReadOfAPodAndWhyDecisionsAreRefused() throws IOException {
+    String guide = Files.readString(GUIDE);
+    int start = guide.indexOf("### What rules can read of a pod");
+    assertThat(start).isPositive();
+    String section = guide.substring(start, guide.indexOf("## Changing the defaults", start));
+    // every field the copy rules see lacks, found by comparing a pod that sets them all
+    var pod = dev.evictd.testing.PodsWithSecrets.pod("apps", "web", "node-1");
+    var json = tools.jackson.databind.json.JsonMapper.builder().build();
+    var serialization = new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
+    java.util.Set<String> removed = new java.util.TreeSet<>();
+    removedFields(
+        json.readTree(serialization.asJson(pod)),
+        json.readTree(serialization.asJson(PodFacts.visibleToRules(pod))),
+        removed);
+    assertThat(removed).contains("env", "command", PodFacts.LAST_APPLIED);
+    for (String field : removed) {
+      assertThat(section)
+          .as("the guide lists %s as hidden from rules", field)
+          .contains("`" + field + "`");
+    }
+    for (var reason : dev.evictd.api.EvictionPlan.Refusal.values()) {
+      assertThat(guide)
+          .as("the guide explains the refusal %s", reason.label())
+          .contains("| `" + reason.label() + "` |");
+    }
+  }
+
+  /** Names of the object fields {@code before} has and {@code after} lacks, at any depth. */
+  private static void removedFields(
+      tools.jackson.databind.JsonNode before,
+      tools.jackson.databind.JsonNode after,
+      java.util.Set<String> out) {
+    if (before.isObject()) {
+      for (var e : before.properties()) {
+        tools.jackson.databind.JsonNode other = after == null ? null : after.get(e.getKey());
+        if (other == null) {
+          out.add(e.getKey());
+        } else {
+          removedFields(e.getValue(), other, out);
+        }
+      }
+    } else if (before.isArray()) {
+      for (int i = 0; i < before.size(); i++) {
+        removedFields(before.get(i), after == null ? null : after.get(i), out);
+      }
+    }
+  }
 }
