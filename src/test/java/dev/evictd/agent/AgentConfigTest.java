@@ -94,6 +94,38 @@ class AgentConfigTest {
   }
 
   @Test
+  void allowedMethodsComeFromAListOrAFlagAndMustIncludeTheExecutor() {
+    Map<String, String> env = Map.of("NODE_NAME", "n");
+    assertThat(AgentConfig.resolve(null, Map.of(), env).allowedMethods())
+        .containsExactlyInAnyOrder(
+            EvictionMethod.DRY_RUN,
+            EvictionMethod.DELETE,
+            EvictionMethod.EVICT,
+            EvictionMethod.KILL);
+    assertThat(
+            AgentConfig.resolve(
+                    yaml("executor: evict\nallowedMethods: [evict, dry-run]\n"), Map.of(), env)
+                .allowedMethods())
+        .containsExactlyInAnyOrder(EvictionMethod.EVICT, EvictionMethod.DRY_RUN);
+    assertThat(
+            AgentConfig.resolve(
+                    null, Map.of("executor", "evict", "allowedMethods", "evict, delete"), env)
+                .allowedMethods())
+        .containsExactlyInAnyOrder(EvictionMethod.EVICT, EvictionMethod.DELETE);
+    assertThatThrownBy(
+            () -> AgentConfig.resolve(yaml("allowedMethods: [evict, nuke]\n"), Map.of(), env))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("agent.yaml:1: allowedMethods: unknown method \"nuke\"");
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(
+                    yaml("executor: delete\nallowedMethods: [evict]\n"), Map.of(), env))
+        .hasMessageContaining("executor: delete is not one of allowedMethods [evict]");
+    assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("allowedMethods", ""), env))
+        .hasMessageContaining("--allowed-methods: unknown method \"\"");
+  }
+
+  @Test
   void flagNamesAreKebabCase() {
     assertThat(AgentConfig.flagName("metricsAddress")).isEqualTo("metrics-address");
     assertThat(AgentConfig.flagName("rulesSha256")).isEqualTo("rules-sha256");
