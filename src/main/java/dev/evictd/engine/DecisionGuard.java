@@ -96,13 +96,18 @@ public final class DecisionGuard {
    * The guard's verdict on one sync's decisions.
    *
    * @param accepted the decisions to carry out, in the order given, each naming its active pod
+   * @param made for each accepted decision, at the same index, the decision as the rules made it
    * @param refused the decisions dropped, with why
    * @param warnings what was changed in accepted decisions (a message cut, an annotation dropped)
    */
   public record Review(
-      List<EvictionDecision> accepted, List<RefusedDecision> refused, List<String> warnings) {
+      List<EvictionDecision> accepted,
+      List<EvictionDecision> made,
+      List<RefusedDecision> refused,
+      List<String> warnings) {
     public Review {
       accepted = List.copyOf(accepted);
+      made = List.copyOf(made);
       refused = List.copyOf(refused);
       warnings = List.copyOf(warnings);
     }
@@ -134,6 +139,7 @@ public final class DecisionGuard {
       Function<String, PodFact> activeByUid,
       Map<String, List<String>> exemptions) {
     List<EvictionDecision> accepted = new ArrayList<>();
+    List<EvictionDecision> made = new ArrayList<>();
     List<RefusedDecision> refused = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     Set<String> decided = new HashSet<>();
@@ -244,8 +250,9 @@ public final class DecisionGuard {
               annotations(d, pod, warnings),
               d.method(),
               d.rules()));
+      made.add(d);
     }
-    return new Review(accepted, refused, warnings);
+    return new Review(accepted, made, refused, warnings);
   }
 
   /**

@@ -1173,15 +1173,12 @@ public final class Planner implements AutoCloseable {
           Comparator.comparing(
                   (EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
               .thenComparing(d -> positions.get(d.pod() == null ? null : d.pod().uid())));
-      // each decision with the rules behind it; the guard keeps the first one per pod
+      // each decision with the rules behind it; the guard keeps the first acceptable one per pod
       List<EvictionDecision> traced = new ArrayList<>(sorted.size());
-      Map<String, List<Firing>> firstChain = new HashMap<>();
+      Map<EvictionDecision, List<Firing>> chains = new IdentityHashMap<>();
       for (EvictionDecision d : sorted) {
         List<Firing> chain = provenance(d);
-        if (d.pod() != null && d.pod().uid() != null) {
-          firstChain.putIfAbsent(d.pod().uid(), chain);
-        }
-        traced.add(
+        EvictionDecision t =
             new EvictionDecision(
                 d.pod(),
                 d.kind(),
@@ -1190,7 +1187,9 @@ public final class Planner implements AutoCloseable {
                 d.message(),
                 d.annotations(),
                 d.method(),
-                chain.stream().map(Firing::rule).distinct().toList()));
+                chain.stream().map(Firing::rule).distinct().toList());
+        chains.put(t, chain);
+        traced.add(t);
       }
       DecisionGuard.Review review =
           guard.review(
@@ -1203,9 +1202,10 @@ public final class Planner implements AutoCloseable {
       decisions.addAll(review.accepted());
       refused.addAll(review.refused());
       warnings.addAll(review.warnings());
-      for (EvictionDecision d : decisions) {
+      for (int i = 0; i < decisions.size(); i++) {
         decisionTrace.put(
-            d.pod().uid(), firstChain.get(d.pod().uid()).stream().map(this::describe).toList());
+            decisions.get(i).pod().uid(),
+            chains.get(review.made().get(i)).stream().map(this::describe).toList());
       }
     }
     return new EvictionPlan(

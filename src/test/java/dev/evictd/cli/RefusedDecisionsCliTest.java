@@ -71,6 +71,14 @@ class RefusedDecisionsCliTest {
     assertThat(explained)
         .contains("evict apps/big (pressure, memory.available)")
         .contains("refused: " + INJECTED + "  pod_mismatch: uid u-big is pod apps/big");
+    // the decision's trace is the rules behind the accepted decision, not a refused one for the
+    // same uid
+    String trace =
+        explained.substring(
+            explained.indexOf("evict apps/big"), explained.indexOf("refused: " + INJECTED));
+    assertThat(trace)
+        .contains("[decide] \"evict the first pod in rank order that is not exempt\"")
+        .doesNotContain("hostile");
     assertRefusals(json.readTree(run("explain", "-o", "json", "--rules", RULES, f.toString())[0]));
   }
 

@@ -90,11 +90,15 @@ class DecisionGuardTest {
 
   @Test
   void aDecisionForAnActivePodOfThisNodeIsAcceptedWithThatPodsOwnReference() {
-    var r = review(GUARD, decision(WEB.ref(), 1, EvictionMethod.DEFAULT));
-    assertThat(r.refused()).isEmpty();
+    var refusedFirst = decision(new PodRef("apps", "evil", "uid-web"), 1, EvictionMethod.DEFAULT);
+    var input = decision(WEB.ref(), 1, EvictionMethod.DEFAULT);
+    var r = review(GUARD, refusedFirst, input);
+    assertThat(r.refused()).hasSize(1);
     assertThat(r.accepted())
         .singleElement()
         .satisfies(d -> assertThat(d.pod()).isEqualTo(WEB.ref()));
+    // the decision as the rules made it, for its trace: the accepted one, not the refused one
+    assertThat(r.made()).singleElement().isSameAs(input);
     // a pod bound to no node yet is not another node's
     assertThat(review(GUARD, decision(UNBOUND.ref(), 1, EvictionMethod.DELETE)).accepted())
         .hasSize(1);

@@ -325,6 +325,39 @@ class HostileDecisionsTest {
     assertThat(evicted.getMessage()).doesNotContain("DB_PASSWORD");
   }
 
+  @Test
+  void theSecretsRuleSetsPlanHasNoSecretInIt(@TempDir Path dir) throws Exception {
+    dev.evictd.engine.RuleSet rules =
+        dev.evictd.engine.RuleCompiler.compile(CORPUS.resolve("secrets"));
+    var config =
+        dev.evictd.config.KubeletEvictionConfig.from(
+            YamlNode.parse("k.yaml", "evictionHard: {memory.available: 1Gi}\n".getBytes()),
+            "node-1",
+            dev.evictd.api.FsLayout.SHARED);
+    Pod big = PodsWithSecrets.pod("apps", "big", "node-1");
+    big.getMetadata().setUid("u-big");
+    Pod small = pod("apps", "small", "node-1", "u-small");
+    var stats =
+        dev.evictd.fixture.CapturedInputs.summary(
+            Files.writeString(dir.resolve("summary.json"), summary(small, big)));
+    try (var planner = new dev.evictd.engine.Planner(rules, config)) {
+      var plan =
+          planner.sync(
+              java.time.Instant.parse("2026-01-01T00:00:00Z"),
+              stats,
+              List.of(small, big),
+              dev.evictd.engine.PlannerHooks.noReclaim(null));
+      assertThat(plan.decisions())
+          .singleElement()
+          .satisfies(d -> assertThat(d.message()).startsWith("leak:"));
+      // the whole plan as plan, replay and explain print it: decisions, trace, firings, warnings
+      String all = plan.toString();
+      for (String secret : PodsWithSecrets.SECRETS) {
+        assertThat(all).as("plan").doesNotContain(secret);
+      }
+    }
+  }
+
   static long refusedCount(String metrics, String reason) {
     for (String l : metrics.split("\n")) {
       if (l.startsWith("evictd_decisions_refused_total{reason=\"" + reason + "\"}")) {
