@@ -176,6 +176,9 @@ public final class EvictionManager implements AutoCloseable {
    */
   static final Duration CROSSING_RECHECK = Duration.ofSeconds(1);
 
+  /** How many refused decisions one sync logs one by one. */
+  static final int MAX_LOGGED_REFUSALS = 20;
+
   /** The event source of memcg threshold crossings (upward ones are urgent). */
   public static final String MEMCG_SOURCE = "memcg";
 
@@ -307,16 +310,27 @@ public final class EvictionManager implements AutoCloseable {
         LOG.warn("cannot record the node event: {}", e.getMessage());
       }
     }
+    int logged = 0;
     for (EvictionPlan.RefusedDecision r : plan.refused()) {
-      // once per sync and decision: the rule set keeps running, its refused output is visible
-      LOG.warn(
-          "sync {}: refused a decision of rule \"{}\" to evict {}: {} ({})",
-          plan.seq(),
-          r.rule(),
-          r.pod(),
-          r.detail(),
-          r.reason().label());
+      // once per sync and decision, up to a bound: a rule set making thousands must not flood the
+      // log; the metric counts them all
+      if (logged++ < MAX_LOGGED_REFUSALS) {
+        LOG.warn(
+            "sync {}: refused a decision of rule \"{}\" to evict {}: {} ({})",
+            plan.seq(),
+            r.rule(),
+            r.pod(),
+            r.detail(),
+            r.reason().label());
+      }
       metrics.decisionRefused(r.reason());
+    }
+    if (logged > MAX_LOGGED_REFUSALS) {
+      LOG.warn(
+          "sync {}: {} more refused decisions not logged (evictd_decisions_refused_total counts"
+              + " them)",
+          plan.seq(),
+          logged - MAX_LOGGED_REFUSALS);
     }
     List<EvictionAttempt> attempts = new ArrayList<>();
     for (EvictionDecision d : plan.decisions()) {
