@@ -98,6 +98,11 @@ public record EvictionPlan(
     OTHER_NODE,
     /** The pod is exempt from eviction. */
     EXEMPT,
+    /**
+     * The pod is static, mirror or system-critical, which the kubelet never evicts whatever its
+     * policy.
+     */
+    CRITICAL,
     /** The pod was already decided in this sync (the first decision is kept). */
     DUPLICATE,
     /** The method is not one the configuration allows. */

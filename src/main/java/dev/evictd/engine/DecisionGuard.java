@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  *   <li>The decision must name, by uid, a pod of this sync's active pod list, bound to this node
  *       (or to none), with the namespace and name that pod has. The accepted decision carries that
  *       pod's own reference: the executor never sees a namespace, name or uid the rules built.
- *   <li>A pod is decided once per sync (the first decision wins) and never while it is exempt.
+ *   <li>A pod is decided once per sync (the first decision wins), never while it is exempt, and
+ *       never when it is static, mirror or system-critical (the kubelet's own evictPod refuses
+ *       those whatever its policy).
  *   <li>The method must be one the configuration allows ({@link EvictionMethod#DEFAULT} always is);
  *       the signal an eviction signal or local-storage limit (it labels metrics); the grace period
  *       between 0 and the larger of the pod's own termination grace period (30 s when unset, as the
@@ -191,6 +193,22 @@ public final class DecisionGuard {
       if (exempt != null) {
         refused.add(
             refusal(d, Refusal.EXEMPT, "pod " + pod.key() + " is exempt (" + join(exempt) + ")"));
+        continue;
+      }
+      if (pod.critical()) {
+        // the kubelet's evictPod refuses these itself, below its policy: so does evictd, even when
+        // a rule set removed their exemption
+        refused.add(
+            refusal(
+                d,
+                Refusal.CRITICAL,
+                "pod "
+                    + pod.key()
+                    + " is "
+                    + (pod.staticPod()
+                        ? "a static pod"
+                        : pod.mirrorPod() ? "a mirror pod" : "critical")
+                    + ": never evicted"));
         continue;
       }
       if (d.method() == null || !limits.methods().contains(d.method())) {

@@ -169,6 +169,31 @@ class DecisionGuardTest {
   }
 
   @Test
+  void staticMirrorAndCriticalPodsAreNeverEvictedEvenWithoutAnExemption() {
+    Pod critical =
+        new PodBuilder()
+            .withNewMetadata()
+            .withNamespace("kube-system")
+            .withName("etcd")
+            .withUid("uid-etcd")
+            .addToAnnotations("kubernetes.io/config.source", "file")
+            .endMetadata()
+            .withNewSpec()
+            .withNodeName("node-1")
+            .endSpec()
+            .build();
+    PodFact etcd = PodFacts.of(critical, 0);
+    assertThat(etcd.critical()).isTrue();
+    var r =
+        GUARD.review(
+            List.of(decision(etcd.ref(), 1, EvictionMethod.DELETE)),
+            uid -> uid.equals("uid-etcd") ? etcd : null,
+            Map.of());
+    assertThat(reasonOf(r)).isEqualTo(Refusal.CRITICAL);
+    assertThat(r.refused().get(0).detail()).contains("kube-system/etcd is a static pod");
+  }
+
+  @Test
   void aMethodTheConfigurationDoesNotAllowIsRefused() {
     DecisionGuard evictOnly =
         new DecisionGuard(CONFIG, new DecisionGuard.Limits(EnumSet.of(EvictionMethod.EVICT), 1024));
