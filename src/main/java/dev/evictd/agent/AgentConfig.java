@@ -45,6 +45,10 @@ import java.util.Set;
  *     none
  * @param crictl the crictl command for node-level reclaim
  * @param logFormat text or json
+ * @param stateDir where the agent remembers rule sets across restarts (bad ones, the last trusted
+ *     one); default /var/lib/evictd, a hostPath on a node
+ * @param rulesProbationSyncs how many clean syncs a new rule set needs before it is trusted
+ *     (default 6: a minute at the default interval)
  */
 public record AgentConfig(
     String nodeName,
@@ -69,7 +73,9 @@ public record AgentConfig(
     boolean memcgNotifier,
     String psiTrigger,
     String crictl,
-    String logFormat) {
+    String logFormat,
+    Path stateDir,
+    int rulesProbationSyncs) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -96,7 +102,9 @@ public record AgentConfig(
           "memcgNotifier",
           "psiTrigger",
           "crictl",
-          "logFormat");
+          "logFormat",
+          "stateDir",
+          "rulesProbationSyncs");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -234,7 +242,9 @@ public record AgentConfig(
         r.bool("memcgNotifier", true),
         psi,
         r.string("crictl", "crictl"),
-        r.choice("logFormat", "text", Set.of("text", "json")));
+        r.choice("logFormat", "text", Set.of("text", "json")),
+        r.path("stateDir", Path.of("/var/lib/evictd")),
+        r.positiveInt("rulesProbationSyncs", 6));
   }
 
   /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */
@@ -297,6 +307,23 @@ public record AgentConfig(
                 + ")");
       }
       return s;
+    }
+
+    int positiveInt(String key, int dflt) {
+      String s = string(key, null);
+      if (s == null) {
+        return dflt;
+      }
+      try {
+        int n = Integer.parseInt(s.trim());
+        if (n >= 1) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // refused below
+      }
+      throw new ConfigException(
+          at(key) + ": expected a whole number of at least 1, found \"" + s + "\"");
     }
 
     Path path(String key, Path dflt) {

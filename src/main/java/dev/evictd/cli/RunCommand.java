@@ -140,6 +140,19 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--log-format", paramLabel = "FORMAT", description = "text (default) or json.")
   String logFormat;
 
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      description =
+          "Where rule sets that failed and the last trusted one are remembered (default /var/lib/evictd).")
+  String stateDir;
+
+  @Option(
+      names = "--rules-probation-syncs",
+      paramLabel = "N",
+      description = "Clean syncs a new rule set needs before it is trusted (default 6).")
+  String rulesProbationSyncs;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   Map<String, Object> flags() {
@@ -165,6 +178,8 @@ final class RunCommand implements Callable<Integer> {
     f.put("psiTrigger", psiTrigger);
     f.put("crictl", crictl);
     f.put("logFormat", logFormat);
+    f.put("stateDir", stateDir);
+    f.put("rulesProbationSyncs", rulesProbationSyncs);
     return f;
   }
 
