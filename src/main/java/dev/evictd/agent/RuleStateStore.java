@@ -54,7 +54,7 @@ public final class RuleStateStore {
   private boolean usable;
 
   /**
-   * Opens the state directory, creating it (mode 0700) when missing.
+   * Opens the state directory; it is created (mode 0700) when something is first remembered.
    *
    * @param dir the state directory, or null to remember in memory only
    */
@@ -63,27 +63,12 @@ public final class RuleStateStore {
     if (dir == null) {
       return;
     }
-    try {
-      if (!Files.isDirectory(dir)) {
-        Files.createDirectories(dir);
-        try {
-          Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-        } catch (UnsupportedOperationException e) {
-          LOG.debug("no POSIX permissions on {}", dir);
-        }
-      }
-      usable = Files.isWritable(dir);
-      if (!usable) {
-        LOG.warn(
-            "stateDir {}: not writable; bad rule sets are remembered until evictd restarts only",
-            dir);
-      }
-    } catch (IOException e) {
+    usable = !Files.exists(dir) || (Files.isDirectory(dir) && Files.isWritable(dir));
+    if (!usable) {
       LOG.warn(
-          "stateDir {}: cannot create it ({}); bad rule sets are remembered until evictd restarts"
-              + " only",
-          dir,
-          e.toString());
+          "stateDir {}: not a writable directory; bad rule sets are remembered until evictd"
+              + " restarts only",
+          dir);
     }
     readBad();
     readLastGood();
@@ -202,6 +187,14 @@ public final class RuleStateStore {
     Path f = dir.resolve(name);
     Path tmp = dir.resolve(name + ".tmp");
     try {
+      if (!Files.isDirectory(dir)) {
+        Files.createDirectories(dir);
+        try {
+          Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException e) {
+          LOG.debug("no POSIX permissions on {}", dir);
+        }
+      }
       Files.writeString(tmp, JSON.writeValueAsString(content), StandardCharsets.UTF_8);
       try {
         Files.move(tmp, f, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -72,6 +72,8 @@ class AgentEndToEndTest {
             + dir
             + "\nruntimeRootDir: "
             + dir
+            + "\nstateDir: "
+            + dir.resolve("state")
             + "\n"
             + "eviction:\n  evictionHard: {memory.available: 1Gi}\n");
     FakeKubeApiServer api = FakeKubeApiServer.start();
@@ -147,7 +149,9 @@ class AgentEndToEndTest {
             "runtimeRootDir",
             dir.toString(),
             "fsLayout",
-            "shared");
+            "shared",
+            "stateDir",
+            dir.resolve("state").toString());
     try (Agent agent = Agent.start(AgentConfig.resolve(null, flags, Map.of()), Clock.systemUTC())) {
       String sha0 = agent.manager().rulesSha256();
       assertThat(FakeKubeApiServer.await(() -> agent.manager().ready(), Duration.ofSeconds(20)))
