@@ -121,7 +121,7 @@ final class RulesCommand implements Runnable {
             continue;
           }
           fixtures++;
-          String failure = runTimeFailure(fixture, runner.run(fixture, false));
+          String failure = runTimeFailure(fixture, runner.runUntilFailure(fixture));
           if (failure != null) {
             failures++;
             out.println("FAIL " + f + ": " + failure);
