@@ -245,7 +245,10 @@ public final class Agent implements AutoCloseable {
             compileSaved,
             metrics::rulesReload,
             clock);
-    probation.started(rules, rules == configured ? c.rules() : null);
+    // the packaged rules (or a set identical to them) are trusted from the start
+    boolean packaged =
+        c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
+    probation.started(rules, rules == configured && !packaged ? c.rules() : null);
     EvictionManager manager =
         new EvictionManager(
             planner,

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * by the last trusted set, or the packaged default rules when there is none; the failure is logged,
  * counted ({@code evictd_rule_reloads_total{result="rolled_back"}}) and the set's SHA-256 is
  * remembered as bad in the state directory, so it is not loaded again until its content changes. A
- * trusted set that leaves a stuck rule thread behind is remembered as bad and replaced too.
+ * trusted set that leaves a stuck rule thread behind, or fails as many syncs in a row as probation
+ * lasts, is remembered as bad and replaced too (by the set trusted before it, or the packaged
+ * rules).
  */
 public final class RuleProbation {
   private static final Logger LOG = LoggerFactory.getLogger(RuleProbation.class);
@@ -72,6 +74,9 @@ public final class RuleProbation {
   private Path candidateDir;
   private int clean;
   private RuleSet defaults;
+  private RuleSet previousTrusted;
+  private int trustedFailures;
+  private String packagedSha;
   private dev.evictd.engine.SyncBudget shadowBudget = dev.evictd.engine.SyncBudget.DEFAULT;
 
   /**
@@ -258,28 +263,44 @@ public final class RuleProbation {
     synchronized (this) {
       handOver = swap;
       boolean isCandidate = candidate != null && candidate.sha256().equals(sha256);
-      if (newlyStuck && !isCandidate && trusted != null && trusted.sha256().equals(sha256)) {
-        String reason = "a rule thread did not stop: " + plan.failure();
-        store.markBad(sha256, reason, clock.instant());
-        if ("default".equals(trusted.source())) {
-          LOG.error(
-              "the packaged default rules left a stuck rule thread behind: {}", plan.failure());
+      boolean isTrusted = !isCandidate && trusted != null && trusted.sha256().equals(sha256);
+      String trustedFailure = isTrusted ? problem(plan) : null;
+      if (isTrusted && trustedFailure == null) {
+        trustedFailures = 0;
+      } else if (isTrusted && (newlyStuck || ++trustedFailures >= syncs)) {
+        // a trusted set that leaves a stuck thread, or fails as many syncs in a row as probation
+        // lasts, is not trusted any more: eviction must not stay off
+        String reason =
+            newlyStuck
+                ? "a rule thread did not stop: " + trustedFailure
+                : trustedFailures + " syncs in a row failed: " + trustedFailure;
+        if (sha256.equals(packagedSha())) {
+          LOG.error("the packaged default rules failed: {}", reason);
           return;
         }
-        LOG.error(
-            "rules {} sha256 {} left a stuck rule thread behind; rolled back to the packaged"
-                + " default rules and not loaded again until their content changes: {}",
-            trusted.source(),
-            sha256,
-            plan.failure());
+        store.markBad(sha256, reason, clock.instant());
+        RuleSet previous = previousTrusted;
+        if (previous != null && store.bad(previous.sha256()) != null) {
+          previous = null;
+        }
         try {
-          trusted = defaults();
+          to = previous != null ? previous : defaults();
         } catch (EvictdException e) {
           LOG.error("the packaged default rules do not load: {}", e.getMessage());
           return;
         }
+        LOG.error(
+            "trusted rules {} sha256 {} rolled back to {} ({}) and not loaded again until their"
+                + " content changes: {}",
+            trusted.source(),
+            sha256,
+            to.source(),
+            to.sha256(),
+            reason);
+        trusted = to;
         trustedDir = null;
-        to = trusted;
+        previousTrusted = null;
+        trustedFailures = 0;
         result = ROLLED_BACK;
       } else if (isCandidate) {
         String failure = problem(plan);
@@ -313,8 +334,12 @@ public final class RuleProbation {
           candidate = null;
           result = ROLLED_BACK;
         } else if (++clean >= syncs) {
+          if (trusted != null && !trusted.sha256().equals(candidate.sha256())) {
+            previousTrusted = trusted;
+          }
           trusted = candidate;
           trustedDir = candidateDir;
+          trustedFailures = 0;
           candidate = null;
           LOG.info(
               "rules {} sha256 {} trusted after {} clean syncs", trusted.source(), sha256, clean);
@@ -385,6 +410,14 @@ public final class RuleProbation {
       LOG.warn("the last trusted set in {} does not load: {}", store.dir(), e.getMessage());
     }
     return null;
+  }
+
+  /** The SHA-256 of the packaged default rules (read, not compiled). */
+  private String packagedSha() {
+    if (packagedSha == null) {
+      packagedSha = RuleCompiler.sha256(RuleCompiler.readDefault());
+    }
+    return packagedSha;
   }
 
   private RuleSet defaults() {

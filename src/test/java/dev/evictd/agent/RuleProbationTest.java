@@ -362,4 +362,30 @@ class RuleProbationTest {
       throw new AssertionError(e);
     }
   }
+
+  @Test
+  void aTrustedSetThatFailsAsManySyncsInARowAsProbationLastsIsRolledBackToTheOneBefore()
+      throws Exception {
+    start(RuleCompiler.Options.STRICT);
+    String first = manager.rulesSha256();
+    push("throwing");
+    assertThat(await(() -> count("loaded") == 1.0)).isTrue();
+    for (int i = 0; i < N; i++) {
+      assertThat(manager.syncOnce("quiet").outcome()).isEqualTo("ok");
+    }
+    String throwing = manager.rulesSha256();
+    assertThat(count("trusted")).as("quiet syncs do not show the fault").isEqualTo(2.0);
+    assertThat(probation.trusted().sha256()).isEqualTo(throwing);
+
+    stats.set(PRESSURE);
+    for (int i = 1; i <= N; i++) {
+      assertThat(manager.syncOnce("pressure").outcome()).isEqualTo("failed");
+      assertThat(count("rolled_back")).isEqualTo(i < N ? 0.0 : 1.0);
+    }
+    EvictionManager.SyncResult r = manager.syncOnce("pressure");
+    assertThat(manager.rulesSha256()).isEqualTo(first);
+    assertThat(r.outcome()).isEqualTo("ok");
+    assertThat(r.plan().decisions()).extracting(d -> d.pod().name()).containsExactly("a");
+    assertThat(store.bad(throwing).reason()).startsWith(N + " syncs in a row failed: ");
+  }
 }
