@@ -288,7 +288,8 @@ public final class EvictionManager implements AutoCloseable {
       LOG.warn("sync skipped ({}): cannot list pods: {}", reason, e.getMessage());
       return new SyncResult("skipped", null, List.of());
     }
-    lastInputs = new RuleProbation.Inputs(start, summary, List.copyOf(active));
+    // kept for a shadow sync of the next rule set (pod sources hand out a new list each time)
+    lastInputs = new RuleProbation.Inputs(start, summary, active);
     List<Object> facts = new ArrayList<>();
     Object f;
     while ((f = pendingFacts.poll()) != null) {
