@@ -322,8 +322,8 @@ public final class RuleProbation {
             return;
           }
           LOG.error(
-              "rules {} sha256 {} rolled back after {} clean syncs of {} on probation to {} ({}):"
-                  + " {}",
+              "rules {} sha256 {} rolled back after {} clean syncs of {} on probation to the"
+                  + " trusted set from {} (sha256 {}): {}",
               candidate.source(),
               sha256,
               clean,
