@@ -133,7 +133,18 @@ public final class Agent implements AutoCloseable {
       java.util.function.Supplier<KubernetesClient> clients,
       List<AutoCloseable> opened) {
     c.checkPaths();
-    RuleSet rules = loadRules(c);
+    RuleCompiler.Options options = rulesOptions(c);
+    RuleSet configured =
+        c.rules() == null
+            ? RuleCompiler.compileDefault(options)
+            : RuleCompiler.compile(c.rules(), options);
+    RuleStateStore store = new RuleStateStore(c.stateDir());
+    java.util.function.Supplier<RuleSet> packagedDefault =
+        c.rules() == null ? () -> configured : () -> RuleCompiler.compileDefault(options);
+    java.util.function.Function<List<dev.evictd.engine.RuleSource>, RuleSet> compileSaved =
+        sources -> RuleCompiler.compile(store.dir() + " (last trusted rules)", sources, options);
+    // a set that rolled back or left a stuck thread before is not loaded again
+    RuleSet rules = RuleProbation.choose(configured, store, compileSaved, packagedDefault);
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
         new HostPaths(c.cgroupRoot(), c.procRoot(), c.kubeletRootDir(), c.runtimeRootDir(), null)
@@ -227,7 +238,23 @@ public final class Agent implements AutoCloseable {
                 c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH));
     opened.add(planner);
     AgentMetrics metrics = new AgentMetrics(clock);
-    metrics.rulesLoad(true);
+    if (rules != configured) {
+      metrics.rulesReload(RuleProbation.REJECTED);
+    }
+    metrics.rulesReload(RuleProbation.LOADED);
+    RuleProbation probation =
+        new RuleProbation(
+            c.rulesProbationSyncs(),
+            store,
+            config,
+            packagedDefault,
+            compileSaved,
+            metrics::rulesReload,
+            clock);
+    // the packaged rules (or a set identical to them) are trusted from the start
+    boolean packaged =
+        c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
+    probation.started(rules, rules == configured && !packaged ? c.rules() : null);
     EvictionManager manager =
         new EvictionManager(
             planner,
@@ -241,6 +268,13 @@ public final class Agent implements AutoCloseable {
             new EvictionManager.Settings(
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     opened.add(manager);
+    probation.onSwap(manager::swapRules);
+    manager.setProbation(probation);
+    java.util.function.IntSupplier stuckThreads =
+        () -> planner.aliveAbandonedRuleThreads() + probation.shadowThreadsAlive();
+    metrics.ruleThreadsAbandoned(stuckThreads);
+    RuleThreadHealth ruleThreads =
+        new RuleThreadHealth(stuckThreads, Planner.MAX_ABANDONED_THREADS);
 
     // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
     // immediate sync.
@@ -294,21 +328,24 @@ public final class Agent implements AutoCloseable {
         new HttpEndpoints(
             c.metricsAddress(),
             metrics::scrape,
-            manager::healthy,
-            manager::ready,
-            () -> "rules sha256 " + manager.rulesSha256() + "\n");
+            () -> manager.healthy() && ruleThreads.healthy(),
+            () -> manager.ready() && ruleThreads.ready(),
+            () ->
+                "rules sha256 "
+                    + manager.rulesSha256()
+                    + (probation.onProbation() ? " (on probation)" : "")
+                    + "\n"
+                    + ruleThreads.describe());
     opened.add(http);
     if (c.rules() != null) {
       RulesReloader reloader =
           new RulesReloader(
               c.rules(),
-              rules.sha256(),
-              dir -> RuleCompiler.compile(dir, rulesOptions(c)),
-              rs -> {
-                metrics.rulesLoad(true);
-                manager.swapRules(rs);
-              },
-              failure -> metrics.rulesLoad(false),
+              configured.sha256(),
+              dir -> RuleCompiler.compile(dir, options),
+              rs -> probation.admit(rs, c.rules(), manager.lastInputs()),
+              failure -> metrics.rulesReload(RuleProbation.FAILED),
+              sha -> metrics.rulesReload(RuleProbation.UNCHANGED),
               Duration.ofMillis(500));
       opened.add(reloader);
     }

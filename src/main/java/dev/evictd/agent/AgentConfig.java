@@ -47,6 +47,10 @@ import java.util.Set;
  * @param logFormat text or json
  * @param allowedMethods the eviction methods a rule's decision may name (default: delete, evict,
  *     kill, dry-run); a decision naming another is refused. The executor must be one of them.
+ * @param stateDir where the agent remembers rule sets across restarts (bad ones, the last trusted
+ *     one); default /var/lib/evictd, a hostPath on a node
+ * @param rulesProbationSyncs how many clean syncs a new rule set needs before it is trusted
+ *     (default 6: a minute at the default interval)
  */
 public record AgentConfig(
     String nodeName,
@@ -72,7 +76,9 @@ public record AgentConfig(
     String psiTrigger,
     String crictl,
     String logFormat,
-    Set<EvictionMethod> allowedMethods) {
+    Set<EvictionMethod> allowedMethods,
+    Path stateDir,
+    int rulesProbationSyncs) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -100,7 +106,9 @@ public record AgentConfig(
           "psiTrigger",
           "crictl",
           "logFormat",
-          "allowedMethods");
+          "allowedMethods",
+          "stateDir",
+          "rulesProbationSyncs");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -248,7 +256,9 @@ public record AgentConfig(
         psi,
         r.string("crictl", "crictl"),
         r.choice("logFormat", "text", Set.of("text", "json")),
-        allowedMethods);
+        allowedMethods,
+        r.path("stateDir", Path.of("/var/lib/evictd")),
+        r.positiveInt("rulesProbationSyncs", 6));
   }
 
   /** The configuration's name of a method: {@code dry-run}, {@code delete}... */
@@ -354,6 +364,23 @@ public record AgentConfig(
         throw new ConfigException(at(key) + ": at least one method is needed");
       }
       return java.util.Collections.unmodifiableSet(out);
+    }
+
+    int positiveInt(String key, int dflt) {
+      String s = string(key, null);
+      if (s == null) {
+        return dflt;
+      }
+      try {
+        int n = Integer.parseInt(s.trim());
+        if (n >= 1) {
+          return n;
+        }
+      } catch (NumberFormatException e) {
+        // refused below
+      }
+      throw new ConfigException(
+          at(key) + ": expected a whole number of at least 1, found \"" + s + "\"");
     }
 
     Path path(String key, Path dflt) {

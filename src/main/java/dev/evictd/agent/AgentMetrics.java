@@ -145,11 +145,29 @@ public final class AgentMetrics {
 
   /** A rule set was (re)loaded, or a reload failed. */
   public void rulesLoad(boolean ok) {
+    rulesReload(ok ? RuleProbation.LOADED : RuleProbation.FAILED);
+  }
+
+  /**
+   * A rule set load or reload attempt ended: loaded, trusted, rolled_back, rejected, failed or
+   * unchanged (see {@link RuleProbation}).
+   */
+  public void rulesReload(String result) {
     Counter.builder("evictd_rule_reloads_total")
-        .description("Rule set loads by result")
-        .tag("result", ok ? "ok" : "failed")
+        .description(
+            "Rule set loads and reload attempts by result (loaded, trusted, rolled_back, rejected,"
+                + " failed, unchanged)")
+        .tag("result", result)
         .register(registry)
         .increment();
+  }
+
+  /** Exposes how many abandoned rule threads are still running. */
+  public void ruleThreadsAbandoned(java.util.function.IntSupplier alive) {
+    Gauge.builder("evictd_rule_threads_abandoned", alive, a -> a.getAsInt())
+        .description(
+            "Rule threads abandoned because a rule did not stop, still running (each holds a CPU)")
+        .register(registry);
   }
 
   /** The active rule set (a gauge of 1 labelled with its SHA-256). */

@@ -75,6 +75,8 @@ public final class EvictionManager implements AutoCloseable {
   private volatile Instant lastSync;
   private volatile boolean ready;
   private volatile String rulesSha256;
+  private volatile RuleProbation probation;
+  private volatile RuleProbation.Inputs lastInputs;
   private Thread thread;
 
   public EvictionManager(
@@ -145,6 +147,20 @@ public final class EvictionManager implements AutoCloseable {
   public void swapRules(RuleSet rules) {
     pendingRules.set(rules);
     trigger("rules reloaded", false);
+  }
+
+  /**
+   * Puts rule sets on probation: told about every sync that ran rules and every swap that failed.
+   */
+  public void setProbation(RuleProbation probation) {
+    this.probation = probation;
+  }
+
+  /**
+   * The statistics and pods of the last sync that read both (what a shadow sync runs on), or null.
+   */
+  public RuleProbation.Inputs lastInputs() {
+    return lastInputs;
   }
 
   /** The SHA-256 of the active rule set. */
@@ -239,10 +255,19 @@ public final class EvictionManager implements AutoCloseable {
     Instant start = clock.instant();
     RuleSet swap = pendingRules.getAndSet(null);
     if (swap != null) {
-      planner.swapRules(swap);
-      rulesSha256 = swap.sha256();
-      metrics.activeRules(rulesSha256);
-      LOG.info("rules swapped at sync boundary: {} sha256 {}", swap.source(), swap.sha256());
+      try {
+        planner.swapRules(swap);
+        rulesSha256 = swap.sha256();
+        metrics.activeRules(rulesSha256);
+        LOG.info("rules swapped at sync boundary: {} sha256 {}", swap.source(), swap.sha256());
+      } catch (dev.evictd.api.RulesException e) {
+        RuleProbation p = probation;
+        if (p != null) {
+          p.swapFailed(swap, e.getMessage());
+        } else {
+          LOG.error("rules not swapped in: {}", e.getMessage());
+        }
+      }
     }
     Summary summary;
     try {
@@ -266,6 +291,8 @@ public final class EvictionManager implements AutoCloseable {
       LOG.warn("sync skipped ({}): cannot list pods: {}", reason, e.getMessage());
       return new SyncResult("skipped", null, List.of());
     }
+    // kept for a shadow sync of the next rule set (pod sources hand out a new list each time)
+    lastInputs = new RuleProbation.Inputs(start, summary, active);
     List<Object> facts = new ArrayList<>();
     Object f;
     while ((f = pendingFacts.poll()) != null) {
@@ -279,9 +306,19 @@ public final class EvictionManager implements AutoCloseable {
       }
     }
     Instant rulesStart = clock.instant();
+    int abandonedBefore = planner.abandonedRuleThreads();
+    String ranRules = rulesSha256;
     EvictionPlan plan = planner.sync(start, summary, active, hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     metrics.plan(plan);
+    RuleProbation p = probation;
+    if (p != null) {
+      try {
+        p.synced(ranRules, plan, planner.abandonedRuleThreads() > abandonedBefore);
+      } catch (RuntimeException e) {
+        LOG.warn("rule probation failed: {}", e.toString());
+      }
+    }
     for (var l : syncListeners) {
       try {
         l.accept(summary, plan);

@@ -1,9 +1,17 @@
 package dev.evictd.cli;
 
+import dev.evictd.api.EvictdException;
+import dev.evictd.api.EvictionPlan;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.fixture.Fixture;
+import dev.evictd.fixture.FixtureLoader;
+import dev.evictd.fixture.FixtureResult;
+import dev.evictd.fixture.FixtureRunner;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -42,6 +50,16 @@ final class RulesCommand implements Runnable {
         description = "Rules directory, or one .drl file.")
     Path dir;
 
+    @CommandLine.Option(
+        names = "--run",
+        paramLabel = "FIXTURE",
+        arity = "1..*",
+        description =
+            "Also run the rule set on these fixtures (files or directories) and fail (exit 1) on any"
+                + " run-time failure: a rule that throws, loops or overruns its budget. Expectations"
+                + " are not compared (that is evictd test).")
+    List<Path> run;
+
     @CommandLine.Mixin RuleLoadOptions load = new RuleLoadOptions();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -71,7 +89,73 @@ final class RulesCommand implements Runnable {
                   + " rules, sha256 "
                   + rs.sha256()
                   + (options.allowUnsafe() ? ", policy lint DISABLED" : ", policy lint passed"));
-      return Main.OK;
+      return run == null ? Main.OK : runFixtures(rs);
+    }
+
+    /**
+     * Runs every fixture on {@code rs} (whatever rules the fixture names) and reports each run-time
+     * failure in one line naming the fixture, the step and the rule.
+     */
+    private int runFixtures(RuleSet rs) {
+      PrintWriter out = spec.commandLine().getOut();
+      FixtureRunner runner = new FixtureRunner(ignored -> rs);
+      int fixtures = 0;
+      int failures = 0;
+      boolean unreadable = false;
+      for (Path p : run) {
+        List<Path> files;
+        try {
+          files = TestCommand.fixtureFiles(p);
+        } catch (EvictdException e) {
+          out.println("ERROR " + p + ": " + e.getMessage());
+          unreadable = true;
+          continue;
+        }
+        for (Path f : files) {
+          Fixture fixture;
+          try {
+            fixture = FixtureLoader.load(f);
+          } catch (EvictdException e) {
+            out.println("ERROR " + f + ": " + e.getMessage());
+            unreadable = true;
+            continue;
+          }
+          fixtures++;
+          String failure = runTimeFailure(fixture, runner.runUntilFailure(fixture));
+          if (failure != null) {
+            failures++;
+            out.println("FAIL " + f + ": " + failure);
+          }
+        }
+      }
+      out.println(
+          "ran "
+              + fixtures
+              + " fixtures on "
+              + rs.sha256().substring(0, 12)
+              + ": "
+              + (failures == 0 ? "no run-time failure" : failures + " with run-time failures"));
+      if (failures > 0) {
+        return Main.FAILED;
+      }
+      return unreadable ? Main.BAD_INPUT : Main.OK;
+    }
+
+    /** The first run-time failure of a fixture's run (one line), or null. */
+    static String runTimeFailure(Fixture fixture, FixtureResult r) {
+      if (r.status() == FixtureResult.Status.ERROR) {
+        return r.mismatch().toString().lines().findFirst().orElse("");
+      }
+      for (int i = 0; i < r.plans().size(); i++) {
+        EvictionPlan plan = r.plans().get(i);
+        if (plan.failed()) {
+          return "step "
+              + fixture.steps().get(i).index()
+              + ": "
+              + plan.failure().lines().findFirst().orElse("");
+        }
+      }
+      return null;
     }
   }
 }

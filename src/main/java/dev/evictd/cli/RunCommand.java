@@ -148,6 +148,19 @@ final class RunCommand implements Callable<Integer> {
               + " dry-run,delete,evict,kill); a decision naming another is refused.")
   String allowedMethods;
 
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      description =
+          "Where rule sets that failed and the last trusted one are remembered (default /var/lib/evictd).")
+  String stateDir;
+
+  @Option(
+      names = "--rules-probation-syncs",
+      paramLabel = "N",
+      description = "Clean syncs a new rule set needs before it is trusted (default 6).")
+  String rulesProbationSyncs;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   Map<String, Object> flags() {
@@ -174,6 +187,8 @@ final class RunCommand implements Callable<Integer> {
     f.put("crictl", crictl);
     f.put("logFormat", logFormat);
     f.put("allowedMethods", allowedMethods);
+    f.put("stateDir", stateDir);
+    f.put("rulesProbationSyncs", rulesProbationSyncs);
     return f;
   }
 

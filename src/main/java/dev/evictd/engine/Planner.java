@@ -82,8 +82,8 @@ public final class Planner implements AutoCloseable {
   private static final int TRACE_LIMIT_PER_RULE = 20;
 
   /**
-   * How many abandoned rule threads the planner tolerates before it refuses to sync (evictd must
-   * restart).
+   * How many abandoned rule threads may be alive before the planner refuses to sync (they hold
+   * CPUs; evictd must restart unless they end). Once they have ended, syncs run again.
    */
   public static final int MAX_ABANDONED_THREADS = 3;
 
@@ -547,6 +547,14 @@ public final class Planner implements AutoCloseable {
     return runner.abandoned();
   }
 
+  /**
+   * How many abandoned rule threads are still running. Never blocks (health endpoints ask it while
+   * a sync runs): a thread whose stuck rule finally ended no longer counts.
+   */
+  public int aliveAbandonedRuleThreads() {
+    return runner.aliveAbandoned();
+  }
+
   /** The configuration the planner was built for. */
   public EvictionConfig config() {
     return config;
@@ -581,12 +589,14 @@ public final class Planner implements AutoCloseable {
     seq++;
     clock = new SyncClock(seq, now);
     List<String> warnings = new ArrayList<>();
-    if (runner.abandoned() >= MAX_ABANDONED_THREADS) {
+    int stuck = runner.aliveAbandoned();
+    if (stuck >= MAX_ABANDONED_THREADS) {
       return failedPlan(
           now,
           warnings,
-          runner.abandoned()
-              + " rule threads are stuck in rules that never finished; evictd must be restarted");
+          stuck
+              + " rule threads are stuck in rules that never finished; evictd must be restarted"
+              + " (or they must end)");
     }
     long[] timeLeft = {budget.time().toNanos()};
     List<ReclaimAction> reclaimed = new ArrayList<>();

@@ -111,6 +111,13 @@ final class RuleRunner implements AutoCloseable {
   private int abandoned;
 
   /**
+   * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
+   * sync runs); a thread whose stuck work finally ended has exited and no longer counts as alive.
+   */
+  private final java.util.concurrent.ConcurrentLinkedQueue<Thread> abandonedThreads =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /**
    * Runs {@code work} on the rule thread and waits for it until {@code deadlineNanos} ({@link
    * System#nanoTime}). Exceptions thrown by the work are rethrown.
    *
@@ -187,6 +194,7 @@ final class RuleRunner implements AutoCloseable {
         w == null ? "?" : w.thread.getName(),
         abandoned);
     if (w != null) {
+      abandonedThreads.add(w.thread);
       w.stopped = true; // should it ever come back, it runs nothing more
       w.thread.setPriority(Thread.MIN_PRIORITY);
       w.thread.interrupt(); // code that ignores interrupts keeps running
@@ -196,6 +204,15 @@ final class RuleRunner implements AutoCloseable {
   /** How many rule threads were abandoned because they did not stop. */
   int abandoned() {
     return abandoned;
+  }
+
+  /**
+   * How many abandoned rule threads are still running (thread-safe, never blocks); those that ended
+   * are forgotten.
+   */
+  int aliveAbandoned() {
+    abandonedThreads.removeIf(t -> !t.isAlive());
+    return abandonedThreads.size();
   }
 
   @Override

@@ -130,4 +130,24 @@ class AgentConfigTest {
     assertThat(AgentConfig.flagName("metricsAddress")).isEqualTo("metrics-address");
     assertThat(AgentConfig.flagName("rulesSha256")).isEqualTo("rules-sha256");
   }
+
+  @Test
+  void ruleProbationAndStateDirectoryHaveDefaultsAndAreChecked() {
+    AgentConfig c = AgentConfig.resolve(null, Map.of("standalone", true), Map.of());
+    assertThat(c.stateDir()).isEqualTo(java.nio.file.Path.of("/var/lib/evictd"));
+    assertThat(c.rulesProbationSyncs()).isEqualTo(6);
+    AgentConfig set =
+        AgentConfig.resolve(
+            yaml("standalone: true\nstateDir: /srv/evictd\nrulesProbationSyncs: 2\n"),
+            Map.of(),
+            Map.of());
+    assertThat(set.stateDir()).isEqualTo(java.nio.file.Path.of("/srv/evictd"));
+    assertThat(set.rulesProbationSyncs()).isEqualTo(2);
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(
+                    null, Map.of("standalone", true, "rulesProbationSyncs", "0"), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("--rules-probation-syncs: expected a whole number of at least 1, found \"0\"");
+  }
 }

@@ -72,6 +72,8 @@ class AgentEndToEndTest {
             + dir
             + "\nruntimeRootDir: "
             + dir
+            + "\nstateDir: "
+            + dir.resolve("state")
             + "\n"
             + "eviction:\n  evictionHard: {memory.available: 1Gi}\n");
     FakeKubeApiServer api = FakeKubeApiServer.start();
@@ -147,7 +149,9 @@ class AgentEndToEndTest {
             "runtimeRootDir",
             dir.toString(),
             "fsLayout",
-            "shared");
+            "shared",
+            "stateDir",
+            dir.resolve("state").toString());
     try (Agent agent = Agent.start(AgentConfig.resolve(null, flags, Map.of()), Clock.systemUTC())) {
       String sha0 = agent.manager().rulesSha256();
       assertThat(FakeKubeApiServer.await(() -> agent.manager().ready(), Duration.ofSeconds(20)))
@@ -185,6 +189,92 @@ class AgentEndToEndTest {
                   Duration.ofSeconds(10)))
           .as("the old rules keep syncing")
           .isTrue();
+    }
+  }
+
+  static double metric(Agent agent, String series) {
+    try {
+      return get(agent.address(), "/metrics")
+          .lines()
+          .filter(l -> l.startsWith(series + " "))
+          .mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+          .findFirst()
+          .orElse(0);
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  @Test
+  void aThrowingSetPushedByHotReloadIsRolledBackWhilePressureEvictionsGoOn(@TempDir Path dir)
+      throws Exception {
+    Path rules = Files.createDirectory(dir.resolve("rules"));
+    Files.writeString(rules.resolve("rules.yaml"), "extends: default\n");
+    Path cfg = dir.resolve("agent.yaml");
+    Files.writeString(
+        cfg,
+        "nodeName: node-1\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
+            + "fsLayout: shared\nrulesProbationSyncs: 3\nrules: "
+            + rules
+            + "\nkubeletRootDir: "
+            + dir
+            + "\nruntimeRootDir: "
+            + dir
+            + "\nstateDir: "
+            + dir.resolve("state")
+            + "\neviction:\n  evictionHard: {memory.available: 1Gi}\n");
+    FakeKubeApiServer api = FakeKubeApiServer.start();
+    Agent agent = null;
+    try {
+      Pod small = api.create(pod("small", 0));
+      Pod big = api.create(pod("big", 0));
+      String pressure = summary(small, big);
+      String quiet =
+          pressure.replace("\"availableBytes\": 524288000", "\"availableBytes\": 5242880000");
+      api.summary("node-1", 200, quiet);
+      AgentConfig c =
+          AgentConfig.resolve(
+              dev.evictd.config.YamlNode.parse(cfg.toString(), Files.readAllBytes(cfg)),
+              Map.of(),
+              Map.of());
+      agent = Agent.start(c, Clock.systemUTC(), () -> api.client(KubeSettings.DEFAULTS));
+      Agent a = agent;
+      String packaged = a.manager().rulesSha256();
+      assertThat(FakeKubeApiServer.await(() -> a.manager().ready(), Duration.ofSeconds(30)))
+          .isTrue();
+      try (var s = Files.list(Path.of("src/test/resources/hostile-rules/runtime/throwing"))) {
+        for (Path f : s.toList()) {
+          Files.copy(
+              f, rules.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      assertThat(
+              FakeKubeApiServer.await(
+                  () -> !a.manager().rulesSha256().equals(packaged), Duration.ofSeconds(30)))
+          .as("the throwing set passes its shadow sync on quiet statistics and is swapped in")
+          .isTrue();
+      String throwing = a.manager().rulesSha256();
+      double failedBefore = metric(a, "evictd_syncs_total{result=\"failed\"}");
+
+      api.summary("node-1", 200, pressure);
+      String dryRun =
+          "evictd_evictions_total{method=\"dry_run\",outcome=\"dry_run\",signal=\"memory.available\"}";
+      assertThat(FakeKubeApiServer.await(() -> metric(a, dryRun) >= 1, Duration.ofSeconds(30)))
+          .as("pressure evictions go on")
+          .isTrue();
+      assertThat(a.manager().rulesSha256()).isEqualTo(packaged);
+      assertThat(metric(a, "evictd_rule_reloads_total{result=\"rolled_back\"}")).isEqualTo(1.0);
+      assertThat(metric(a, "evictd_syncs_total{result=\"failed\"}") - failedBefore)
+          .as("rolled back within the probation")
+          .isBetween(1.0, 3.0);
+      assertThat(Files.readString(dir.resolve("state").resolve(RuleStateStore.BAD_FILE)))
+          .contains(throwing, "throws when pods are ranked");
+      assertThat(get(a.address(), "/readyz")).isEqualTo("ready\nrules sha256 " + packaged + "\n");
+    } finally {
+      api.close(); // before the informer: see FakeKubeApiServer#close
+      if (agent != null) {
+        agent.close();
+      }
     }
   }
 }

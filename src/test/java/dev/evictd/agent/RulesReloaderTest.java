@@ -54,4 +54,122 @@ class RulesReloaderTest {
       assertThat(r.reload()).isFalse();
     }
   }
+
+  static final String OTHER_RULE = EXTRA_RULE.replace("an extra rule", "another rule");
+
+  @Test
+  void aDirectoryDeletedAndRecreatedIsWatchedAgain(@TempDir Path parent) throws Exception {
+    Path dir = Files.createDirectory(parent.resolve("rules"));
+    Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");
+    RuleSet initial = RuleCompiler.compile(dir);
+    List<RuleSet> loaded = new CopyOnWriteArrayList<>();
+    List<String> failed = new CopyOnWriteArrayList<>();
+    try (RulesReloader r =
+        new RulesReloader(
+            dir,
+            initial.sha256(),
+            RuleCompiler::compile,
+            loaded::add,
+            failed::add,
+            Duration.ofMillis(200))) {
+      Files.delete(dir.resolve("rules.yaml"));
+      Files.delete(dir);
+      Thread.sleep(2 * RulesReloader.CHECK_MILLIS); // the watch sees the directory gone
+      Files.createDirectory(dir);
+      Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");
+      Files.writeString(dir.resolve("extra.drl"), EXTRA_RULE);
+      await(loaded, 1);
+      assertThat(loaded)
+          .singleElement()
+          .satisfies(rs -> assertThat(rs.files()).contains("extra.drl"));
+
+      // and the new directory's changes are seen too
+      Files.writeString(dir.resolve("extra.drl"), OTHER_RULE);
+      await(loaded, 2);
+      assertThat(loaded).hasSize(2);
+      assertThat(loaded.get(1).sha256()).isNotEqualTo(loaded.get(0).sha256());
+    }
+  }
+
+  /**
+   * A ConfigMap volume as the kubelet writes it (its atomic writer): the files are symlinks into
+   * {@code ..data}, itself a symlink to a timestamped directory; an update writes a new directory,
+   * points a new {@code ..data_tmp} symlink at it, renames that over {@code ..data} and removes the
+   * old directory.
+   */
+  static final class ConfigMapVolume {
+    final Path dir;
+    int generation;
+
+    ConfigMapVolume(Path dir, java.util.Map<String, String> files) throws Exception {
+      this.dir = dir;
+      Path data = write(files);
+      Files.createSymbolicLink(dir.resolve("..data"), data.getFileName());
+      for (String name : files.keySet()) {
+        Files.createSymbolicLink(dir.resolve(name), Path.of("..data", name));
+      }
+    }
+
+    private Path write(java.util.Map<String, String> files) throws Exception {
+      Path d = Files.createDirectory(dir.resolve("..2026_12_01_09_00_0" + generation++ + ".1234"));
+      for (var e : files.entrySet()) {
+        Files.writeString(d.resolve(e.getKey()), e.getValue());
+      }
+      return d;
+    }
+
+    void update(java.util.Map<String, String> files) throws Exception {
+      Path old = Files.readSymbolicLink(dir.resolve("..data"));
+      Path data = write(files);
+      Path tmp = Files.createSymbolicLink(dir.resolve("..data_tmp"), data.getFileName());
+      Files.move(tmp, dir.resolve("..data"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      for (String name : files.keySet()) {
+        if (!Files.exists(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          Files.createSymbolicLink(dir.resolve(name), Path.of("..data", name));
+        }
+      }
+      Path oldDir = dir.resolve(old);
+      try (var s = Files.list(oldDir)) {
+        for (Path f : s.toList()) {
+          Files.delete(f);
+        }
+      }
+      Files.delete(oldDir);
+    }
+  }
+
+  @Test
+  void aConfigMapStyleDataSymlinkSwapIsLoaded(@TempDir Path dir) throws Exception {
+    ConfigMapVolume volume =
+        new ConfigMapVolume(dir, java.util.Map.of("rules.yaml", "extends: default\n"));
+    RuleSet initial = RuleCompiler.compile(dir);
+    assertThat(initial.files()).doesNotContain("extra.drl");
+    List<RuleSet> loaded = new CopyOnWriteArrayList<>();
+    List<String> failed = new CopyOnWriteArrayList<>();
+    List<String> unchanged = new CopyOnWriteArrayList<>();
+    try (RulesReloader r =
+        new RulesReloader(
+            dir,
+            initial.sha256(),
+            RuleCompiler::compile,
+            loaded::add,
+            failed::add,
+            unchanged::add,
+            Duration.ofMillis(200))) {
+      volume.update(java.util.Map.of("rules.yaml", "extends: default\n", "extra.drl", EXTRA_RULE));
+      await(loaded, 1);
+      assertThat(loaded)
+          .singleElement()
+          .satisfies(rs -> assertThat(rs.files()).contains("extra.drl"));
+
+      // a second swap changes a file's content only: the links stay, their target changes
+      volume.update(java.util.Map.of("rules.yaml", "extends: default\n", "extra.drl", OTHER_RULE));
+      await(loaded, 2);
+      assertThat(loaded).hasSize(2);
+      assertThat(RuleCompiler.read(dir))
+          .anySatisfy(s -> assertThat(s.text()).contains("another rule"));
+      assertThat(loaded.get(1).sha256()).isEqualTo(RuleCompiler.compile(dir).sha256());
+      assertThat(failed).isEmpty();
+    }
+  }
 }

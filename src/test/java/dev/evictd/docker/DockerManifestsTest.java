@@ -91,6 +91,16 @@ class DockerManifestsTest {
     assertThat(at(mounts.get(c.kubeletRootDir().toString()), "readOnly").asBoolean()).isTrue();
     assertThat(at(mounts.get(c.runtimeRootDir().toString()), "readOnly").asBoolean()).isTrue();
     assertThat(at(mounts.get(c.rules().toString()), "readOnly").asBoolean()).isTrue();
+    // bad rule sets are remembered across restarts: a writable hostPath
+    assertThat(mounts.get(c.stateDir().toString())).as("stateDir is mounted").isNotNull();
+    assertThat(mounts.get(c.stateDir().toString()).get("readOnly")).isNull();
+    String stateVolume = at(mounts.get(c.stateDir().toString()), "name").asText();
+    assertThat(at(docs("daemonset.yaml").get(0), "spec", "template", "spec", "volumes").asList())
+        .anySatisfy(
+            v -> {
+              assertThat(at(v, "name").asText()).isEqualTo(stateVolume);
+              assertThat(at(v, "hostPath", "path").asText()).isEqualTo(c.stateDir().toString());
+            });
     // the container command reads the mounted agent configuration
     List<String> args = new ArrayList<>();
     at(container(), "args").asList().forEach(a -> args.add(a.asText()));

@@ -193,15 +193,20 @@ class PlannerTest {
   }
 
   @Test
-  void aConditionStuckEverySyncFailsEachAndAfterThreeAbandonedThreadsThePlannerStops() {
-    RuleSet rules = RuleCompiler.compile(Path.of("src/test/resources/rulesets/slow-condition"));
+  void aConditionStuckEverySyncFailsEachAndWhileThreeAbandonedThreadsRunThePlannerStops()
+      throws InterruptedException {
+    RuleSet rules =
+        RuleCompiler.compile(
+            Path.of("src/test/resources/rulesets/held"),
+            new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE));
     SyncBudget budget = SyncBudget.DEFAULT.withTime(java.time.Duration.ofMillis(300));
     Planner planner;
     try {
       planner = new Planner(rules, config(HARD_1GI), budget);
     } catch (dev.evictd.api.RulesException e) {
-      throw new AssertionError("no pod yet: nothing slow to evaluate", e);
+      throw new AssertionError("no pod yet: nothing stuck to evaluate", e);
     }
+    dev.evictd.testing.StuckRule.hold();
     try (planner) {
       List<Pod> pods = List.of(pod("a", 0));
       for (int i = 1; i <= Planner.MAX_ABANDONED_THREADS; i++) {
@@ -218,6 +223,7 @@ class PlannerTest {
             .contains("(in a condition")
             .endsWith("abandoned (" + i + " so far)");
         assertThat(p.decisions()).isEmpty();
+        assertThat(planner.aliveAbandonedRuleThreads()).isEqualTo(i);
       }
       long t0 = System.nanoTime();
       EvictionPlan stopped =
@@ -226,7 +232,24 @@ class PlannerTest {
       assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(100L);
       assertThat(stopped.failure())
           .isEqualTo(
-              "3 rule threads are stuck in rules that never finished; evictd must be restarted");
+              "3 rule threads are stuck in rules that never finished; evictd must be restarted"
+                  + " (or they must end)");
+
+      // once the stuck threads end, the planner syncs again (and the condition now returns)
+      dev.evictd.testing.StuckRule.release();
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (planner.aliveAbandonedRuleThreads() > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(planner.aliveAbandonedRuleThreads()).isZero();
+      assertThat(planner.abandonedRuleThreads()).isEqualTo(Planner.MAX_ABANDONED_THREADS);
+      EvictionPlan again =
+          planner.sync(
+              T0.plusSeconds(70), summary(500, pods, 100), pods, PlannerHooks.noReclaim(null));
+      assertThat(again.failed()).as("%s", again.failure()).isFalse();
+      assertThat(again.decisions()).extracting(d -> d.pod().name()).containsExactly("a");
+    } finally {
+      dev.evictd.testing.StuckRule.release();
     }
   }
 
