@@ -62,6 +62,12 @@ public final class Agent implements AutoCloseable {
    */
   static final Duration STARTUP_BOUND = Duration.ofSeconds(90);
 
+  /**
+   * The longest {@link #close} takes: the loop's drain of a request in flight ({@link
+   * EvictionManager#DRAIN}) and the joins after interrupting it and the start-up.
+   */
+  public static final Duration SHUTDOWN_BOUND = Duration.ofSeconds(10);
+
   /** How long the background start-up waits for the first list of the node's pods. */
   static final Duration INFORMER_WAIT = Duration.ofSeconds(10);
 

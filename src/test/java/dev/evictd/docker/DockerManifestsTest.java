@@ -116,6 +116,28 @@ class DockerManifestsTest {
   }
 
   @Test
+  void probesAndGracePeriodFitTheAgentsStartAndShutdown() throws IOException {
+    YamlNode spec = at(docs("daemonset.yaml").get(0), "spec", "template", "spec");
+    long grace = at(spec, "terminationGracePeriodSeconds").asLong(1, 3600);
+    assertThat(grace)
+        .as("twice the longest shutdown")
+        .isGreaterThanOrEqualTo(2 * dev.evictd.agent.Agent.SHUTDOWN_BOUND.toSeconds());
+    assertThat(at(container(), "startupProbe", "httpGet", "path").asText()).isEqualTo("/healthz");
+    YamlNode live = at(container(), "livenessProbe");
+    assertThat(live.get("initialDelaySeconds"))
+        .as("the start-up probe covers the start; /healthz answers at once")
+        .isNull();
+    long liveBudget =
+        at(live, "periodSeconds").asLong(1, 600) * at(live, "failureThreshold").asLong(1, 100);
+    assertThat(liveBudget).isGreaterThanOrEqualTo(20);
+    for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+      assertThat(at(container(), probe, "timeoutSeconds").asLong(1, 60))
+          .as(probe + " waits longer than the endpoints need (under 1 s)")
+          .isGreaterThanOrEqualTo(2);
+    }
+  }
+
+  @Test
   void shippedConfigurationAndRulesLoad() throws IOException {
     AgentConfig c = agentConfig();
     assertThat(c.dryRun()).as("rollouts start in dry run").isTrue();
