@@ -26,6 +26,14 @@ if [ -z "$docker_flags" ]; then
   echo "bench: cannot read JAVA_TOOL_OPTIONS from docker/Dockerfile" >&2
   exit 2
 fi
+# The DaemonSet's memory limit: the image sizes its heap from it (MaxRAMPercentage), so the process benchmarks give
+# the JVM the same view of memory a container with that limit gives it.
+limit_mib=$(sed -n 's/.*limits: {memory: \([0-9]*\)Mi}.*/\1/p' docker/daemonset.yaml)
+if [ -z "$limit_mib" ]; then
+  echo "bench: cannot read limits.memory (Mi) from docker/daemonset.yaml" >&2
+  exit 2
+fi
+docker_flags="$docker_flags -XX:MaxRAM=${limit_mib}m"
 # JMH forks: the server compiler (the forks measure steady-state code, not the image's C1-only start-up trade-off),
 # the image's collector, heap room for 5,000 pods.
 jmh_jvm=${BENCH_JMH_JVM:-"-XX:+UseSerialGC -Xms256m -Xmx1g -Xss4m"}
@@ -153,6 +161,29 @@ for part in $parts; do
       json="$json\"rss_${n}_mib\": $(mib "$rss_kb"), \"heap_${n}_mib\": $(mib "$heap_kb"), "
       json="$json\"metaspace_${n}_mib\": $(mib "$meta_kb"), "
     done
+    # The loop at scale with churn (dev.evictd.bench.ChurnAgent): the default rules, the real manager, metrics and
+    # endpoints, 1 % of the pods replaced each sync, a kubelet summary serialized and parsed each sync, every tenth
+    # sync under memory pressure; RSS and its peak (VmHWM) after 90 s, against the DaemonSet's limit.
+    for n in 110 1000 5000; do
+      log="$out/footprint-churn-$n.log"
+      # shellcheck disable=SC2086
+      java $docker_flags -cp "$cp" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) > "$log" 2>&1 &
+      pid=$!
+      started+=("$pid")
+      sleep 90
+      kill -0 "$pid" 2>/dev/null || { echo "bench: churn agent exited:" >&2; tail -5 "$log" >&2; exit 1; }
+      rss_kb=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status")
+      hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status")
+      read -r heap_kb fgc < <(jstat -gc "$pid" | awk 'NR == 2 { print $3 + $4 + $6 + $8, $15 }')
+      kill "$pid"
+      wait "$pid" 2>/dev/null || true
+      key=$([ "$n" = 5000 ] && echo "rss_5000" || echo "rss_churn_$n")
+      echo "  $n pods with churn: RSS $(mib "$rss_kb") MiB (peak $(mib "$hwm_kb")), heap used $(mib "$heap_kb") MiB," \
+        "$fgc full GCs, limit $limit_mib MiB"
+      json="$json\"${key}_mib\": $(mib "$rss_kb"), \"${key}_peak_mib\": $(mib "$hwm_kb"), "
+      json="$json\"heap_churn_${n}_mib\": $(mib "$heap_kb"), \"full_gcs_churn_${n}\": $fgc, "
+    done
+    json="$json\"memory_limit_mib\": $limit_mib, "
     echo "${json%, }}" > "$out/footprint.json"
     ;;
   *)

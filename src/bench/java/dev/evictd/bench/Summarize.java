@@ -43,7 +43,8 @@ public final class Summarize {
           "event_to_decision_p50_ms",
           "event_to_decision_p99_ms",
           "rss_110_mib",
-          "rss_1000_mib");
+          "rss_1000_mib",
+          "rss_5000_mib");
 
   private Summarize() {}
 

@@ -42,6 +42,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -55,18 +56,91 @@ import org.slf4j.LoggerFactory;
 public final class Agent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-  private final EvictionManager manager;
-  private final HttpEndpoints http;
+  /**
+   * The longest the background start-up may take (waiting for the API server and the kubelet)
+   * before {@code /healthz} fails and the kubelet restarts the agent.
+   */
+  static final Duration STARTUP_BOUND = Duration.ofSeconds(90);
 
-  private Agent(EvictionManager manager, HttpEndpoints http) {
-    this.manager = manager;
+  /**
+   * The longest {@link #close} takes: the loop's drain of a request in flight ({@link
+   * EvictionManager#DRAIN}) and the joins after interrupting it and the start-up.
+   */
+  public static final Duration SHUTDOWN_BOUND = Duration.ofSeconds(10);
+
+  /** How long the background start-up waits for the first list of the node's pods. */
+  static final Duration INFORMER_WAIT = Duration.ofSeconds(10);
+
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final HttpEndpoints http;
+  private final Startup startup;
+  private boolean closed;
+
+  private Agent(HttpEndpoints http, Startup startup) {
     this.http = http;
+    this.startup = startup;
   }
 
-  /** The manager (for tests and the CLI). */
+  /**
+   * The manager, once the background start-up has made it (waits for that, at most {@link
+   * #STARTUP_BOUND}); null when start-up failed or the agent was closed first.
+   */
   public EvictionManager manager() {
-    return manager;
+    return startup.await(STARTUP_BOUND);
+  }
+
+  /**
+   * The part of start-up that waits for the API server and the kubelet, on its own thread, so the
+   * endpoints answer from the first second: {@code /healthz} is 200 while it progresses within
+   * {@link #STARTUP_BOUND}, {@code /readyz} names the step it is at.
+   */
+  static final class Startup {
+    private final java.util.concurrent.CountDownLatch done =
+        new java.util.concurrent.CountDownLatch(1);
+    private final Instant began;
+    private final Clock clock;
+    private volatile String step = "loading rules";
+    private volatile EvictionManager manager;
+    private volatile String failure;
+    private volatile Thread thread;
+    private volatile RuleThreadHealth ruleThreads;
+    private volatile RuleProbation probation;
+
+    Startup(Clock clock) {
+      this.clock = clock;
+      this.began = clock.instant();
+    }
+
+    void step(String s) {
+      step = s;
+    }
+
+    /** Null when start-up is over, else what it waits for. */
+    String unmet() {
+      if (manager != null) {
+        return null;
+      }
+      return failure != null ? "start-up failed: " + failure : "starting: " + step;
+    }
+
+    boolean healthy() {
+      EvictionManager m = manager;
+      if (m != null) {
+        RuleThreadHealth r = ruleThreads;
+        return m.healthy() && (r == null || r.healthy());
+      }
+      return failure == null
+          && Duration.between(began, clock.instant()).compareTo(STARTUP_BOUND) < 0;
+    }
+
+    EvictionManager await(Duration timeout) {
+      try {
+        done.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return manager;
+    }
   }
 
   /** Where /metrics, /healthz and /readyz are served. */
@@ -107,7 +181,11 @@ public final class Agent implements AutoCloseable {
     return KubeletEvictionConfig.from(kc, c.nodeName(), layout);
   }
 
-  /** Starts the agent; nothing is left running when this throws. */
+  /**
+   * Starts the agent: checks the configuration and compiles the rules (a problem throws, and
+   * nothing is left running), serves the endpoints at once, then waits for the pods and statistics
+   * and starts the loop in the background.
+   */
   public static Agent start(AgentConfig c, Clock clock) {
     return start(c, clock, () -> KubeClients.create(KubeSettings.DEFAULTS));
   }
@@ -118,7 +196,7 @@ public final class Agent implements AutoCloseable {
    */
   public static Agent start(
       AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients) {
-    List<AutoCloseable> opened = new ArrayList<>();
+    List<AutoCloseable> opened = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
       return start(c, clock, clients, opened);
     } catch (RuntimeException e) {
@@ -133,18 +211,30 @@ public final class Agent implements AutoCloseable {
       java.util.function.Supplier<KubernetesClient> clients,
       List<AutoCloseable> opened) {
     c.checkPaths();
-    RuleCompiler.Options options = rulesOptions(c);
-    RuleSet configured =
-        c.rules() == null
-            ? RuleCompiler.compileDefault(options)
-            : RuleCompiler.compile(c.rules(), options);
-    RuleStateStore store = new RuleStateStore(c.stateDir());
-    java.util.function.Supplier<RuleSet> packagedDefault =
-        c.rules() == null ? () -> configured : () -> RuleCompiler.compileDefault(options);
-    java.util.function.Function<List<dev.evictd.engine.RuleSource>, RuleSet> compileSaved =
-        sources -> RuleCompiler.compile(store.dir() + " (last trusted rules)", sources, options);
-    // a set that rolled back or left a stuck thread before is not loaded again
-    RuleSet rules = RuleProbation.choose(configured, store, compileSaved, packagedDefault);
+    Startup startup = new Startup(clock);
+    Readiness readiness = new Readiness().add("startup", startup::unmet);
+    AgentMetrics metrics = new AgentMetrics(clock);
+    // The endpoints come first: the kubelet's probes get answers while the rest starts.
+    HttpEndpoints http =
+        new HttpEndpoints(
+            c.metricsAddress(),
+            metrics::scrape,
+            startup::healthy,
+            readiness::ready,
+            () -> {
+              EvictionManager m = startup.manager;
+              RuleProbation p = startup.probation;
+              return readiness.describe()
+                  + (m == null
+                      ? ""
+                      : "rules sha256 "
+                          + m.rulesSha256()
+                          + (p != null && p.onProbation() ? " (on probation)" : "")
+                          + "\n");
+            });
+    opened.add(http);
+    RuleChoice choice = RuleChoice.of(c);
+    RuleSet rules = choice.rules();
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
         new HostPaths(c.cgroupRoot(), c.procRoot(), c.kubeletRootDir(), c.runtimeRootDir(), null)
@@ -197,9 +287,6 @@ public final class Agent implements AutoCloseable {
       }
       NodePodInformer informer = new NodePodInformer(client, c.nodeName());
       opened.add(informer);
-      if (!informer.start(Duration.ofSeconds(30))) {
-        LOG.warn("the pod informer has not synced yet; syncs see no pods until it does");
-      }
       pods = informer;
       CgroupKillEvictor kill = new CgroupKillEvictor(cgroups);
       opened.add(kill);
@@ -216,11 +303,148 @@ public final class Agent implements AutoCloseable {
     }
     NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
 
-    FsLayout layout = c.fsLayout();
-    if (layout == null) {
-      layout = inferLayout(stats);
+    // Checked now, so a bad configuration fails the command; built again below once the layout
+    // is known.
+    EvictionConfig checked =
+        evictionConfig(c, c.fsLayout() == null ? FsLayout.SHARED : c.fsLayout());
+    PsiTrigger trigger = null;
+    if (c.psiTrigger() != null) {
+      try {
+        trigger = PsiTrigger.parse(c.psiTrigger());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("--psi-trigger " + c.psiTrigger() + ": " + e.getMessage());
+      }
     }
-    EvictionConfig config = evictionConfig(c, layout);
+    Agent agent = new Agent(http, startup);
+    agent.closeables.addAll(opened);
+    StatsProvider statsProvider = stats;
+    PodSource podSource = pods;
+    PodEvictor podEvictor = evictor;
+    EventSink eventSink = events;
+    PsiTrigger psiTrigger = trigger;
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                if (podSource instanceof NodePodInformer informer) {
+                  startup.step("listing the node's pods");
+                  if (!informer.start(INFORMER_WAIT)) {
+                    LOG.warn(
+                        "the node's pods are not listed yet; syncs are skipped until they are");
+                  }
+                }
+                EvictionConfig config = checked;
+                if (c.fsLayout() == null) {
+                  startup.step("reading statistics to infer the filesystem layout");
+                  config = evictionConfig(c, inferLayout(statsProvider));
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                  throw new StartupCancelled();
+                }
+                EvictionManager m =
+                    startLoop(
+                        c,
+                        clock,
+                        choice,
+                        config,
+                        statsProvider,
+                        podSource,
+                        podEvictor,
+                        reclaimer,
+                        eventSink,
+                        cgroups,
+                        paths,
+                        psiTrigger,
+                        metrics,
+                        readiness,
+                        agent);
+                startup.manager = m;
+                LOG.info(
+                    "evictd running on {}: metrics, /healthz and /readyz on {}",
+                    c.nodeName(),
+                    http.address());
+              } catch (StartupCancelled e) {
+                LOG.info("start-up stopped: evictd is shutting down");
+              } catch (RuntimeException e) {
+                startup.failure = e.getMessage();
+                LOG.error("start-up failed: {}", e.getMessage(), e);
+              } finally {
+                startup.done.countDown();
+              }
+            },
+            "evictd-startup");
+    t.setDaemon(true);
+    startup.thread = t;
+    t.start();
+    return agent;
+  }
+
+  /**
+   * The rule set the agent starts with: the configured one, unless it rolled back or left a stuck
+   * thread before (its SHA-256 is in the state directory), then the last trusted or the packaged
+   * set; and how later sets are compiled and fallen back to.
+   */
+  private record RuleChoice(
+      RuleSet configured,
+      RuleSet rules,
+      RuleStateStore store,
+      java.util.function.Supplier<RuleSet> packagedDefault,
+      java.util.function.Function<List<dev.evictd.engine.RuleSource>, RuleSet> compileSaved,
+      RuleCompiler.Options options) {
+    static RuleChoice of(AgentConfig c) {
+      RuleCompiler.Options options = rulesOptions(c);
+      RuleSet configured =
+          c.rules() == null
+              ? RuleCompiler.compileDefault(options)
+              : RuleCompiler.compile(c.rules(), options);
+      RuleStateStore store = new RuleStateStore(c.stateDir());
+      java.util.function.Supplier<RuleSet> packagedDefault =
+          c.rules() == null ? () -> configured : () -> RuleCompiler.compileDefault(options);
+      java.util.function.Function<List<dev.evictd.engine.RuleSource>, RuleSet> compileSaved =
+          sources -> RuleCompiler.compile(store.dir() + " (last trusted rules)", sources, options);
+      RuleSet rules = RuleProbation.choose(configured, store, compileSaved, packagedDefault);
+      return new RuleChoice(configured, rules, store, packagedDefault, compileSaved, options);
+    }
+  }
+
+  /** Thrown inside the start-up thread when the agent is closed before it finished. */
+  private static final class StartupCancelled extends RuntimeException {
+    StartupCancelled() {
+      super("start-up cancelled", null, false, false);
+    }
+  }
+
+  /** Keeps {@code c} to close with the agent, or closes it at once when the agent is closing. */
+  private synchronized <T extends AutoCloseable> T own(T c) {
+    if (closed) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.warn("closing {}: {}", c.getClass().getSimpleName(), e.toString());
+      }
+      throw new StartupCancelled();
+    }
+    closeables.add(c);
+    return c;
+  }
+
+  private static EvictionManager startLoop(
+      AgentConfig c,
+      Clock clock,
+      RuleChoice choice,
+      EvictionConfig config,
+      StatsProvider stats,
+      PodSource pods,
+      PodEvictor evictor,
+      NodeReclaimer reclaimer,
+      EventSink events,
+      Cgroups cgroups,
+      HostPaths paths,
+      PsiTrigger trigger,
+      AgentMetrics metrics,
+      Readiness readiness,
+      Agent agent) {
+    FsLayout layout = config.fsLayout();
     config.warnings().forEach(w -> LOG.warn("{}", w));
     LOG.info(
         "node {}, filesystem layout {}, {} thresholds, executor {}",
@@ -229,32 +453,32 @@ public final class Agent implements AutoCloseable {
         config.thresholds().size(),
         c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
 
+    RuleSet rules = choice.rules();
     Planner planner =
-        new Planner(
-            rules,
-            config,
-            dev.evictd.engine.SyncBudget.DEFAULT,
-            new dev.evictd.engine.DecisionGuard.Limits(
-                c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH));
-    opened.add(planner);
-    AgentMetrics metrics = new AgentMetrics(clock);
-    if (rules != configured) {
+        agent.own(
+            new Planner(
+                rules,
+                config,
+                dev.evictd.engine.SyncBudget.DEFAULT,
+                new dev.evictd.engine.DecisionGuard.Limits(
+                    c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH)));
+    if (rules != choice.configured()) {
       metrics.rulesReload(RuleProbation.REJECTED);
     }
     metrics.rulesReload(RuleProbation.LOADED);
     RuleProbation probation =
         new RuleProbation(
             c.rulesProbationSyncs(),
-            store,
+            choice.store(),
             config,
-            packagedDefault,
-            compileSaved,
+            choice.packagedDefault(),
+            choice.compileSaved(),
             metrics::rulesReload,
             clock);
     // the packaged rules (or a set identical to them) are trusted from the start
     boolean packaged =
         c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
-    probation.started(rules, rules == configured && !packaged ? c.rules() : null);
+    probation.started(rules, rules == choice.configured() && !packaged ? c.rules() : null);
     EvictionManager manager =
         new EvictionManager(
             planner,
@@ -267,7 +491,8 @@ public final class Agent implements AutoCloseable {
             clock,
             new EvictionManager.Settings(
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
-    opened.add(manager);
+    agent.own(manager);
+    manager.addReadinessConditions(readiness);
     probation.onSwap(manager::swapRules);
     manager.setProbation(probation);
     java.util.function.IntSupplier stuckThreads =
@@ -275,6 +500,9 @@ public final class Agent implements AutoCloseable {
     metrics.ruleThreadsAbandoned(stuckThreads);
     RuleThreadHealth ruleThreads =
         new RuleThreadHealth(stuckThreads, Planner.MAX_ABANDONED_THREADS);
+    readiness.add("rule-threads", () -> ruleThreads.ready() ? null : ruleThreads.describe().trim());
+    agent.startup.ruleThreads = ruleThreads;
+    agent.startup.probation = probation;
 
     // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
     // immediate sync.
@@ -292,7 +520,7 @@ public final class Agent implements AutoCloseable {
                           EvictionManager.MEMCG_SOURCE,
                           e.direction() == MemcgThresholdCrossed.Direction.UP),
                   clock);
-          opened.add(n);
+          agent.own(n);
           manager.addSyncListener((summary, plan) -> n.update(summary));
         }
       }
@@ -301,13 +529,7 @@ public final class Agent implements AutoCloseable {
     if (psi.available()) {
       manager.addObservationSource(psi::read);
     }
-    if (c.psiTrigger() != null) {
-      PsiTrigger trigger;
-      try {
-        trigger = PsiTrigger.parse(c.psiTrigger());
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("--psi-trigger " + c.psiTrigger() + ": " + e.getMessage());
-      }
+    if (trigger != null) {
       PsiTriggerNotifier n =
           new PsiTriggerNotifier(
               PsiReader.file(paths.procRoot(), PressureResource.MEMORY),
@@ -315,7 +537,7 @@ public final class Agent implements AutoCloseable {
               trigger,
               s -> manager.event(s, "psi", true),
               clock);
-      opened.add(n);
+      agent.own(n);
       if (!n.available()) {
         LOG.warn(
             "PSI trigger not available ({}); polling every {}",
@@ -324,41 +546,32 @@ public final class Agent implements AutoCloseable {
       }
     }
 
-    HttpEndpoints http =
-        new HttpEndpoints(
-            c.metricsAddress(),
-            metrics::scrape,
-            () -> manager.healthy() && ruleThreads.healthy(),
-            () -> manager.ready() && ruleThreads.ready(),
-            () ->
-                "rules sha256 "
-                    + manager.rulesSha256()
-                    + (probation.onProbation() ? " (on probation)" : "")
-                    + "\n"
-                    + ruleThreads.describe());
-    opened.add(http);
     if (c.rules() != null) {
       RulesReloader reloader =
           new RulesReloader(
               c.rules(),
-              configured.sha256(),
-              dir -> RuleCompiler.compile(dir, options),
+              choice.configured().sha256(),
+              dir -> RuleCompiler.compile(dir, choice.options()),
               rs -> probation.admit(rs, c.rules(), manager.lastInputs()),
               failure -> metrics.rulesReload(RuleProbation.FAILED),
               sha -> metrics.rulesReload(RuleProbation.UNCHANGED),
               Duration.ofMillis(500));
-      opened.add(reloader);
+      agent.own(reloader);
     }
-    manager.start();
-    LOG.info(
-        "evictd running on {}: metrics, /healthz and /readyz on {}", c.nodeName(), http.address());
-    Agent agent = new Agent(manager, http);
-    agent.closeables.addAll(opened);
-    return agent;
+    synchronized (agent) {
+      if (agent.closed) {
+        throw new StartupCancelled();
+      }
+      manager.start();
+    }
+    return manager;
   }
 
   private static FsLayout inferLayout(StatsProvider stats) {
     for (int attempt = 1; attempt <= 3; attempt++) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new StartupCancelled();
+      }
       try {
         Summary s = stats.summary();
         if (s != null) {
@@ -373,8 +586,7 @@ public final class Agent implements AutoCloseable {
       try {
         Thread.sleep(1000);
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
+        throw new StartupCancelled();
       }
     }
     LOG.warn("filesystem layout unknown: assuming shared (set fsLayout to be sure)");
@@ -397,12 +609,31 @@ public final class Agent implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (closeables.isEmpty()) {
-      return;
+    List<AutoCloseable> toClose;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      toClose = new ArrayList<>(closeables);
+      closeables.clear();
     }
     LOG.info("evictd stopping");
-    closeAll(closeables);
-    closeables.clear();
+    Thread t = startup.thread;
+    if (t != null && t.isAlive()) {
+      // a start-up still waiting for the API server or the kubelet stops waiting
+      t.interrupt();
+      try {
+        t.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    synchronized (this) {
+      toClose.addAll(closeables);
+      closeables.clear();
+    }
+    closeAll(toClose);
     LOG.info("evictd stopped");
   }
 }

@@ -11,12 +11,12 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -29,7 +29,14 @@ public final class AgentMetrics {
   private final Map<NodeConditionType, AtomicLong> conditions =
       new EnumMap<>(NodeConditionType.class);
   private final AtomicReference<Instant> lastStats = new AtomicReference<>();
-  private final Map<String, AtomicLong> rulesInfo = new ConcurrentHashMap<>();
+  // Micrometer drops a gauge's "_info" suffix (reserved for info metrics): a real info metric,
+  // registered with the Prometheus registry underneath, keeps the documented name
+  private final Info rulesInfo =
+      Info.builder()
+          .name("evictd_rules_info")
+          .help("The active rule set, labelled with its SHA-256")
+          .labelNames("sha256")
+          .register(registry.getPrometheusRegistry());
   private final Timer syncDuration;
   private final Timer rulesDuration;
 
@@ -170,21 +177,10 @@ public final class AgentMetrics {
         .register(registry);
   }
 
-  /** The active rule set (a gauge of 1 labelled with its SHA-256). */
+  /** The active rule set: {@code evictd_rules_info{sha256="..."} 1}. */
   public void activeRules(String sha256) {
-    rulesInfo.forEach((k, v) -> v.set(0));
-    AtomicLong v =
-        rulesInfo.computeIfAbsent(
-            sha256,
-            k -> {
-              AtomicLong g = new AtomicLong();
-              Gauge.builder("evictd_rules_info", g, AtomicLong::get)
-                  .description("The active rule set (1), labelled with its SHA-256")
-                  .tag("sha256", k)
-                  .register(registry);
-              return g;
-            });
-    v.set(1);
+    // an info metric with one label set: a reload replaces it, so only the active set shows
+    rulesInfo.setLabelValues(sha256);
   }
 
   /** The Prometheus text exposition. */

@@ -71,13 +71,17 @@ public final class EvictionManager implements AutoCloseable {
   private final ConcurrentLinkedQueue<Object> pendingFacts = new ConcurrentLinkedQueue<>();
   private final AtomicReference<RuleSet> pendingRules = new AtomicReference<>();
   private volatile boolean running;
+  // set by close(): no new evictions, requests or retries are started from then on
+  private volatile boolean stopping;
+  private volatile Instant lastStatsRead;
+  private volatile String lastStatsFailure;
   private volatile Instant lastBeat;
   private volatile Instant lastSync;
   private volatile boolean ready;
   private volatile String rulesSha256;
   private volatile RuleProbation probation;
   private volatile RuleProbation.Inputs lastInputs;
-  private Thread thread;
+  private volatile Thread thread;
 
   public EvictionManager(
       Planner planner,
@@ -180,6 +184,42 @@ public final class EvictionManager implements AutoCloseable {
     return ready;
   }
 
+  /**
+   * How old the last good statistics may be for the agent to be ready: three intervals, plus the
+   * wait for evicted pods during which no sync runs.
+   */
+  Duration statsMaxAge() {
+    return settings.interval().multipliedBy(3).plus(settings.podCleanupTimeout());
+  }
+
+  /**
+   * Adds this loop's readiness conditions: {@code statistics} (read recently), {@code pods} (the
+   * pod view has been listed) and {@code sync} (a sync has completed with both).
+   */
+  public void addReadinessConditions(Readiness readiness) {
+    readiness.add(
+        "statistics",
+        () -> {
+          Instant last = lastStatsRead;
+          String failure = lastStatsFailure;
+          if (last == null) {
+            return "no statistics read yet" + (failure == null ? "" : ": " + failure);
+          }
+          Duration age = Duration.between(last, clock.instant());
+          if (age.compareTo(statsMaxAge()) <= 0) {
+            return null;
+          }
+          return "last statistics read "
+              + age.toSeconds()
+              + " s ago (limit "
+              + statsMaxAge().toSeconds()
+              + " s)"
+              + (failure == null ? "" : ": " + failure);
+        });
+    readiness.add("pods", () -> pods.synced() ? null : "the node's pods have not been listed yet");
+    readiness.add("sync", () -> ready ? null : "no sync has completed yet");
+  }
+
   /** The time of the last completed sync, or null. */
   public Instant lastSync() {
     return lastSync;
@@ -276,8 +316,11 @@ public final class EvictionManager implements AutoCloseable {
         throw new StatsException("no statistics");
       }
       metrics.statsRead();
+      lastStatsRead = clock.instant();
+      lastStatsFailure = null;
     } catch (RuntimeException e) {
       // Like the kubelet: without statistics nothing is decided and no state changes.
+      lastStatsFailure = e.getMessage();
       metrics.statsFailed();
       metrics.sync("skipped", Duration.between(start, clock.instant()), null);
       LOG.warn("sync skipped ({}): cannot read statistics: {}", reason, e.getMessage());
@@ -285,6 +328,10 @@ public final class EvictionManager implements AutoCloseable {
     }
     List<Pod> active;
     try {
+      if (!pods.synced()) {
+        // an empty view before the first list is not "no pods": decide nothing on it
+        throw new IllegalStateException("the node's pods have not been listed yet");
+      }
       active = pods.activePods();
     } catch (RuntimeException e) {
       metrics.sync("skipped", Duration.between(start, clock.instant()), null);
@@ -371,6 +418,10 @@ public final class EvictionManager implements AutoCloseable {
     }
     List<EvictionAttempt> attempts = new ArrayList<>();
     for (EvictionDecision d : plan.decisions()) {
+      if (stopping) {
+        LOG.warn("shutting down: {} not evicted", d.pod());
+        continue;
+      }
       attempts.add(execute(d));
     }
     metrics.sync("ok", Duration.between(start, clock.instant()), rulesTime);
@@ -515,24 +566,33 @@ public final class EvictionManager implements AutoCloseable {
         .collect(Collectors.joining(", "));
   }
 
+  /** How long {@link #close} lets a request in flight finish before interrupting it. */
+  static final Duration DRAIN = Duration.ofSeconds(5);
+
   /**
-   * Stops the loop; an eviction in flight finishes (its API call is bounded by the executor's
-   * timeouts).
+   * Stops the loop at once: no new sync, eviction, request or retry starts. A request in flight may
+   * finish within {@link #DRAIN}; then it is interrupted (its outcome is FAILED) and the loop
+   * thread ends.
    */
   @Override
   public void close() {
-    Thread t;
-    synchronized (this) {
-      running = false;
-      t = thread;
-    }
+    // no lock here: syncOnce holds the monitor for a whole sync, and shutdown must not wait for it
+    stopping = true;
+    running = false;
+    Thread t = thread;
     triggers.offer(new Trigger("shutdown", true));
-    if (t != null) {
-      try {
-        t.join(TimeUnit.SECONDS.toMillis(10));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    if (t == null || t == Thread.currentThread()) {
+      return;
+    }
+    try {
+      t.join(DRAIN.toMillis());
+      if (t.isAlive()) {
+        LOG.warn("shutting down: interrupting the sync in flight after {} s", DRAIN.toSeconds());
+        t.interrupt();
+        t.join(TimeUnit.SECONDS.toMillis(2));
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -7,16 +7,51 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * Serves {@code /metrics} (Prometheus), {@code /healthz} and {@code /readyz} on one address
  * (localhost by default).
+ *
+ * <p>The JDK's server reads a request on an executor thread with blocking I/O, so one client that
+ * sends half a request holds that thread. Here every connection gets its own thread (at most {@link
+ * #MAX_CONNECTIONS} connections are accepted, more are closed at once), a request must arrive
+ * within {@link #REQUEST_TIMEOUT_SECONDS} and its answer be taken within {@link
+ * #RESPONSE_TIMEOUT_SECONDS}, else the connection is closed: a stalled or hostile client cannot
+ * delay the kubelet's probes.
  */
 public final class HttpEndpoints implements AutoCloseable {
+  /** Connections served at once; a connection beyond it is closed on accept. */
+  public static final int MAX_CONNECTIONS = 64;
+
+  /** How long a client may take to send its request line and headers. */
+  public static final long REQUEST_TIMEOUT_SECONDS = 5;
+
+  /** How long a client may take to read the answer. */
+  public static final long RESPONSE_TIMEOUT_SECONDS = 5;
+
+  static {
+    // The JDK server reads its limits once, from system properties, when its first instance is
+    // made; evictd's is the only one in the process. Explicit -D settings win.
+    setIfAbsent("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
+    setIfAbsent("sun.net.httpserver.maxReqTime", REQUEST_TIMEOUT_SECONDS);
+    setIfAbsent("sun.net.httpserver.maxRspTime", RESPONSE_TIMEOUT_SECONDS);
+  }
+
+  private static void setIfAbsent(String key, long value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, Long.toString(value));
+    }
+  }
+
   private final HttpServer server;
+  private final ExecutorService executor;
 
   /**
    * Starts serving.
@@ -31,18 +66,27 @@ public final class HttpEndpoints implements AutoCloseable {
       Supplier<String> readyBody) {
     InetSocketAddress addr = parse(address);
     try {
-      server = HttpServer.create(addr, 16);
+      server = HttpServer.create(addr, MAX_CONNECTIONS);
     } catch (IOException e) {
       throw new ConfigException(
           "--metrics-address " + address + ": cannot listen: " + e.getMessage());
     }
-    server.setExecutor(
-        Executors.newSingleThreadExecutor(
+    // A thread per connection: the server never has more than MAX_CONNECTIONS exchanges at once
+    // (the small margin covers a thread that has answered but not yet returned to the pool).
+    AtomicInteger n = new AtomicInteger();
+    executor =
+        new ThreadPoolExecutor(
+            0,
+            MAX_CONNECTIONS + 8,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
             r -> {
-              Thread t = new Thread(r, "evictd-http");
+              Thread t = new Thread(r, "evictd-http-" + n.incrementAndGet());
               t.setDaemon(true);
               return t;
-            }));
+            });
+    server.setExecutor(executor);
     server.createContext(
         "/metrics",
         ex -> respond(ex, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()));
@@ -109,6 +153,6 @@ public final class HttpEndpoints implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    executor.shutdownNow();
   }
 }

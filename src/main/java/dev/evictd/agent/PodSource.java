@@ -18,6 +18,11 @@ public interface PodSource extends AutoCloseable {
     return true;
   }
 
+  /** Whether the view is complete: false until a pod informer's first list arrived. */
+  default boolean synced() {
+    return true;
+  }
+
   @Override
   default void close() {}
 

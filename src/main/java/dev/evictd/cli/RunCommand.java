@@ -14,7 +14,12 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code evictd run}: the node agent. Runs until SIGTERM or SIGINT, then shuts down cleanly. */
+/**
+ * {@code evictd run}: the node agent. Runs until SIGTERM or SIGINT, then shuts down cleanly (within
+ * {@link dev.evictd.agent.EvictionManager}'s drain of a request in flight). SIGHUP is logged and
+ * ignored: the rules directory is watched, so a reload needs no signal, and the JVM's default (exit
+ * 129) would stop the agent.
+ */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
@@ -200,6 +205,7 @@ final class RunCommand implements Callable<Integer> {
     if ("json".equals(c.logFormat())) {
       Logging.json();
     }
+    ignoreHangup();
     CountDownLatch stopped = new CountDownLatch(1);
     Agent agent = Agent.start(c, Clock.systemUTC());
     Thread hook =
@@ -212,5 +218,17 @@ final class RunCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     stopped.await();
     return Main.OK;
+  }
+
+  private static void ignoreHangup() {
+    try {
+      sun.misc.Signal.handle(
+          new sun.misc.Signal("HUP"),
+          sig ->
+              org.slf4j.LoggerFactory.getLogger(RunCommand.class)
+                  .info("SIGHUP ignored: rules are reloaded when their directory changes"));
+    } catch (IllegalArgumentException e) {
+      // no SIGHUP on this platform, or the JVM was started with -Xrs: nothing to ignore
+    }
   }
 }

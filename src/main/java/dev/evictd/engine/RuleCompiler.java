@@ -248,7 +248,8 @@ public final class RuleCompiler {
     try (Stream<Path> s = Files.list(dir)) {
       files = s.filter(p -> p.getFileName().toString().endsWith(".drl")).sorted().toList();
     } catch (IOException e) {
-      throw new RulesException(dir + ": cannot list rules: " + e.getMessage());
+      throw new RulesException(
+          dir + ": cannot list rules: " + dev.evictd.config.IoErrors.reason(e));
     }
     if (files.isEmpty() && requireFiles) {
       throw new RulesException(dir + ": no .drl rule files");
@@ -304,7 +305,7 @@ public final class RuleCompiler {
       }
       return text;
     } catch (IOException e) {
-      throw new RulesException(f + ": cannot read: " + e.getMessage());
+      throw new RulesException(f + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
     }
   }
 

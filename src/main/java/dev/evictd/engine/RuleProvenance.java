@@ -65,7 +65,7 @@ public final class RuleProvenance {
     try {
       real = path.toRealPath();
     } catch (IOException e) {
-      out.add(path + ": cannot resolve: " + e.getMessage());
+      out.add(path + ": cannot resolve: " + dev.evictd.config.IoErrors.reason(e));
       return out;
     }
     check(path, real, false, out);
@@ -98,7 +98,7 @@ public final class RuleProvenance {
       posix(shown, real, ancestor, out);
       return;
     } catch (IOException e) {
-      out.add(shown + ": cannot read its owner and mode: " + e.getMessage());
+      out.add(shown + ": cannot read its owner and mode: " + dev.evictd.config.IoErrors.reason(e));
       return;
     }
     String what = shown.equals(real) ? shown.toString() : shown + " (" + real + ")";
@@ -139,7 +139,9 @@ public final class RuleProvenance {
           || p.contains(PosixFilePermission.OTHERS_WRITE)) {
         out.add(shown + ": writable by group or others (" + PosixFilePermissions.toString(p) + ")");
       }
-    } catch (IOException | UnsupportedOperationException e) {
+    } catch (IOException e) {
+      out.add(shown + ": cannot read its owner and mode: " + dev.evictd.config.IoErrors.reason(e));
+    } catch (UnsupportedOperationException e) {
       out.add(shown + ": cannot read its owner and mode: " + e.getMessage());
     }
   }

@@ -137,6 +137,10 @@ public final class KubeApi {
 
   /** Sends one request; {@code path} starts with "/" and may carry a query. */
   public ApiResponse send(String method, String path, String contentType, String body) {
+    if (Thread.currentThread().isInterrupted()) {
+      // shutting down: a request not yet sent is not sent
+      return ApiResponse.noResponse(method + " " + path + ": not sent: interrupted");
+    }
     HttpRequest.Builder b =
         http.newHttpRequestBuilder()
             .uri(base + path)

@@ -1,5 +1,6 @@
 package dev.evictd.kube;
 
+import dev.evictd.api.ConfigException;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,13 +14,52 @@ import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
  * where it means to ({@link RetryPolicy}).
  */
 public final class KubeClients {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KubeClients.class);
+
   private KubeClients() {}
 
   /**
    * A client for the cluster evictd runs in: the in-cluster service account, else the kubeconfig.
    */
   public static KubernetesClient create(KubeSettings settings) {
-    return create(Config.autoConfigure(null), settings);
+    return create(autoConfigure(), settings);
+  }
+
+  /**
+   * The in-cluster or kubeconfig configuration, with where it came from logged (so an unreachable
+   * or wrong server can be traced to its source); a kubeconfig that cannot be read is one line
+   * naming the file.
+   */
+  static Config autoConfigure() {
+    String files = String.join(", ", Config.getKubeconfigFilenames());
+    Config config;
+    try {
+      config = Config.autoConfigure(null);
+    } catch (RuntimeException e) {
+      throw new ConfigException("kubeconfig " + files + ": cannot be read: " + oneLine(e));
+    }
+    if (config.getFile() != null) {
+      LOG.info("API server {} (from kubeconfig {})", config.getMasterUrl(), config.getFile());
+    } else if (java.nio.file.Files.isReadable(
+        java.nio.file.Path.of(Config.KUBERNETES_SERVICE_ACCOUNT_TOKEN_PATH))) {
+      LOG.info("API server {} (in-cluster service account)", config.getMasterUrl());
+    } else {
+      LOG.warn(
+          "no kubeconfig ({} not found) and no in-cluster service account: trying API server {}",
+          files.isEmpty() ? "none named" : files,
+          config.getMasterUrl());
+    }
+    return config;
+  }
+
+  private static String oneLine(Throwable e) {
+    // the root cause says what is wrong (e.g. the YAML parser's complaint); first line only
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    return m.lines().findFirst().orElse(m).strip();
   }
 
   /** A client for the API server of {@code base} (e.g. a test server), with evictd's settings. */

@@ -35,6 +35,12 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   /** The kubelet's own path of the summary. */
   public static final String KUBELET_PATH = "/stats/summary";
 
+  /**
+   * How far ahead of the agent's clock the summary's times may be: the kubelet runs on the same
+   * node, so only a small skew (a clock step, a container's view of time) is legitimate.
+   */
+  public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(10);
+
   private static final JsonMapper MAPPER =
       JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
 
@@ -126,7 +132,8 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   private void check(Summary summary) {
     Summary.NodeStats node = summary.node();
     if (node == null) {
-      return;
+      // without node statistics no signal can be observed: not a fresh read
+      throw new StatsException(what() + ": summary has no \"node\" statistics");
     }
     if (node.nodeName() != null && !node.nodeName().equals(nodeName)) {
       throw new StatsException(what() + ": summary is of node " + node.nodeName());
@@ -134,6 +141,18 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
     Instant newest = newestTime(node);
     if (newest != null) {
       Duration age = Duration.between(newest, clock.instant());
+      if (age.negated().compareTo(MAX_CLOCK_SKEW) > 0) {
+        // statistics from the future would never turn stale: refuse them like unreadable ones
+        throw new StatsException(
+            what()
+                + ": node statistics dated "
+                + newest
+                + ", "
+                + age.negated().toSeconds()
+                + " s ahead of this node's clock (allowed skew "
+                + MAX_CLOCK_SKEW.toSeconds()
+                + " s)");
+      }
       if (age.compareTo(maxAge) > 0) {
         throw new StatsException(
             what()

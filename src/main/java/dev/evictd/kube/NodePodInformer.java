@@ -120,6 +120,11 @@ public final class NodePodInformer implements PodSource {
     return informer.hasSynced();
   }
 
+  @Override
+  public boolean synced() {
+    return hasSynced();
+  }
+
   /** Whether the watch is currently connected; false means {@link #activePods()} may be stale. */
   public boolean isWatching() {
     return informer.isWatching();

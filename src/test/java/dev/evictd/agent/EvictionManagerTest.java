@@ -171,6 +171,67 @@ class EvictionManagerTest {
   }
 
   @Test
+  void readyOnlyWithFreshStatisticsAListedPodViewAndAGoodSync() {
+    MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(5000, 7000, "a", 100));
+    java.util.concurrent.atomic.AtomicBoolean listed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    List<Pod> pods = List.of(pod("a", 0));
+    PodSource view =
+        new PodSource() {
+          @Override
+          public List<Pod> activePods() {
+            return listed.get() ? pods : List.of();
+          }
+
+          @Override
+          public boolean synced() {
+            return listed.get();
+          }
+        };
+    EvictionManager m =
+        manager(
+            planner("evictionHard: {memory.available: 1Gi}\n"),
+            stats,
+            view,
+            new RecordingEvictor(),
+            new Events(),
+            clock,
+            DELETE);
+    Readiness readiness = new Readiness();
+    m.addReadinessConditions(readiness);
+    assertThat(readiness.ready()).isFalse();
+
+    // statistics, but the pods never listed: the sync decides nothing and readiness says why
+    assertThat(m.syncOnce("test").outcome()).isEqualTo("skipped");
+    assertThat(readiness.ready()).isFalse();
+    assertThat(readiness.describe())
+        .contains("pods: the node's pods have not been listed yet")
+        .contains("statistics: ok")
+        .contains("sync: no sync has completed yet");
+
+    listed.set(true);
+    assertThat(m.syncOnce("test").outcome()).isEqualTo("ok");
+    assertThat(readiness.ready()).isTrue();
+    assertThat(readiness.describe()).isEqualTo("pods: ok\nstatistics: ok\nsync: ok\n");
+
+    // statistics keep failing: ready only while the last good read is within the limit
+    stats.fail(true);
+    clock.advance(Duration.ofSeconds(10));
+    m.syncOnce("test");
+    assertThat(readiness.ready()).as("the last read is 10 s old").isTrue();
+    clock.advance(m.statsMaxAge());
+    m.syncOnce("test");
+    assertThat(readiness.ready()).isFalse();
+    assertThat(readiness.describe()).containsPattern("statistics: last statistics read \\d+ s ago");
+
+    stats.fail(false);
+    m.syncOnce("test");
+    assertThat(readiness.ready()).isTrue();
+  }
+
+  @Test
   void missingStatisticsSkipTheSyncAndChangeNoState() {
     MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     FakeStatsProvider stats = new FakeStatsProvider();

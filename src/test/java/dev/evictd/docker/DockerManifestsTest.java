@@ -69,6 +69,14 @@ class DockerManifestsTest {
     YamlNode res = at(container(), "resources");
     assertThat(at(res, "limits", "memory").asText()).isNotBlank();
     assertThat(at(res, "requests", "memory").asText()).isNotBlank();
+    // the heap's ceiling follows the limit: a node with more pods raises the limit alone
+    String dockerfile = Files.readString(DOCKER.resolve("Dockerfile"));
+    assertThat(dockerfile).contains("-XX:MaxRAMPercentage=").doesNotContain("-Xmx");
+    long limitMi = Long.parseLong(at(res, "limits", "memory").asText().replaceAll("Mi$", ""));
+    assertThat(limitMi)
+        .as(
+            "limits.memory above the 5,000-pod resident set measured by bench/run.sh (237 MiB peak)")
+        .isGreaterThanOrEqualTo(320);
   }
 
   @Test
@@ -123,6 +131,28 @@ class DockerManifestsTest {
     YamlNode env = at(container(), "env").asList().get(0);
     assertThat(at(env, "name").asText()).isEqualTo("NODE_NAME");
     assertThat(at(env, "valueFrom", "fieldRef", "fieldPath").asText()).isEqualTo("spec.nodeName");
+  }
+
+  @Test
+  void probesAndGracePeriodFitTheAgentsStartAndShutdown() throws IOException {
+    YamlNode spec = at(docs("daemonset.yaml").get(0), "spec", "template", "spec");
+    long grace = at(spec, "terminationGracePeriodSeconds").asLong(1, 3600);
+    assertThat(grace)
+        .as("twice the longest shutdown")
+        .isGreaterThanOrEqualTo(2 * dev.evictd.agent.Agent.SHUTDOWN_BOUND.toSeconds());
+    assertThat(at(container(), "startupProbe", "httpGet", "path").asText()).isEqualTo("/healthz");
+    YamlNode live = at(container(), "livenessProbe");
+    assertThat(live.get("initialDelaySeconds"))
+        .as("the start-up probe covers the start; /healthz answers at once")
+        .isNull();
+    long liveBudget =
+        at(live, "periodSeconds").asLong(1, 600) * at(live, "failureThreshold").asLong(1, 100);
+    assertThat(liveBudget).isGreaterThanOrEqualTo(20);
+    for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+      assertThat(at(container(), probe, "timeoutSeconds").asLong(1, 60))
+          .as(probe + " waits longer than the endpoints need (under 1 s)")
+          .isGreaterThanOrEqualTo(2);
+    }
   }
 
   @Test

@@ -41,6 +41,27 @@ class KubeClientsTest {
   }
 
   @Test
+  void aKubeconfigThatIsNotYamlIsOneLineNamingTheFile(@org.junit.jupiter.api.io.TempDir Path dir)
+      throws Exception {
+    Path kubeconfig =
+        java.nio.file.Files.writeString(dir.resolve("config"), "\u0000\u0001: [ {{\n");
+    String before = System.getProperty(Config.KUBERNETES_KUBECONFIG_FILE);
+    System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, kubeconfig.toString());
+    try {
+      assertThatThrownBy(KubeClients::autoConfigure)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith("kubeconfig " + kubeconfig + ": cannot be read: ")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    } finally {
+      if (before == null) {
+        System.clearProperty(Config.KUBERNETES_KUBECONFIG_FILE);
+      } else {
+        System.setProperty(Config.KUBERNETES_KUBECONFIG_FILE, before);
+      }
+    }
+  }
+
+  @Test
   void refusesNonPositiveTimeouts() {
     assertThatThrownBy(
             () -> new KubeSettings(Duration.ZERO, Duration.ofSeconds(1), RetryPolicy.NONE))

@@ -152,6 +152,31 @@ class KubeletSummaryProviderTest {
   }
 
   @Test
+  void aSummaryWithoutNodeStatisticsIsAStatsExceptionNotAFreshRead() {
+    api.summary("node-a", 200, "{\"pods\": []}");
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessage("kubelet summary of node node-a: summary has no \"node\" statistics");
+  }
+
+  @Test
+  void statisticsFromTheFutureAreRefused() {
+    api.summary("node-a", 200, SUMMARY.replace("2024-05-01T12:00:20Z", "2034-05-01T12:00:20Z"));
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageContaining("node statistics dated 2034-05-01T12:00:20Z")
+        .hasMessageContaining("ahead of this node's clock (allowed skew 10 s)");
+  }
+
+  @Test
+  void aSmallClockSkewIsAccepted() {
+    // 5 s ahead of the agent's clock: within the allowed skew
+    api.summary("node-a", 200, SUMMARY.replace("2024-05-01T12:00:20Z", "2024-05-01T12:00:35Z"));
+    assertThat(viaProxy().summary().node().memory().time())
+        .isEqualTo(Instant.parse("2024-05-01T12:00:35Z"));
+  }
+
+  @Test
   void anotherNodesSummaryIsAStatsException() {
     api.summary(
         "node-a", 200, SUMMARY.replace("\"nodeName\": \"node-a\"", "\"nodeName\": \"node-b\""));

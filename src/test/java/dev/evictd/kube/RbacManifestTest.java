@@ -46,11 +46,14 @@ class RbacManifestTest {
     rbac = Rbac.load(MANIFEST);
   }
 
+  /** The least a summary needs to be a read (a summary without node statistics is refused). */
+  static final String MINIMAL_SUMMARY = "{\"node\": {\"nodeName\": \"node-a\"}}";
+
   private static Set<Access> scenario(Path dir) throws Exception {
     Set<Access> used = new LinkedHashSet<>();
     Clock clock = Clock.systemUTC();
     Path token = Files.writeString(dir.resolve("token"), "t");
-    try (FakeKubelet kubelet = new FakeKubelet("t", "{}");
+    try (FakeKubelet kubelet = new FakeKubelet("t", MINIMAL_SUMMARY);
         KubeletSummaryProvider direct =
             KubeletSummaryProvider.direct(
                 new KubeletEndpoint(URI.create(kubelet.url()), token, kubelet.certificate(), false),
@@ -103,7 +106,7 @@ class RbacManifestTest {
       EventRecorder events = new EventRecorder(kube, "node-a", clock);
       events.podEvicted(decision(web, 1, EvictionMethod.DELETE));
       events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
-      api.summary("node-a", 200, "{}");
+      api.summary("node-a", 200, MINIMAL_SUMMARY);
       KubeletSummaryProvider.viaApiServer(
               client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
           .summary();
