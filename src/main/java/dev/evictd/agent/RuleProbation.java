@@ -104,6 +104,7 @@ public final class RuleProbation {
     this.count = count;
     this.clock = clock;
     checks.add(p -> p.failed() ? p.failure() : null);
+    checks.add(RuleProbation::refusedDecisions);
   }
 
   /** Where rollbacks and trusted sets are handed over (the manager's swap at a sync boundary). */
@@ -117,6 +118,29 @@ public final class RuleProbation {
    */
   public void addCheck(Function<EvictionPlan, String> check) {
     checks.add(check);
+  }
+
+  /**
+   * The run-time check for decisions the decision guard refused: a set on probation that aims at a
+   * pod outside this node's active list, a critical pod, or uses a method, signal or grace period
+   * outside its bounds is rolled back. Duplicates and exempt pods are not counted: they are the
+   * bookkeeping the guard always did, not a sign of a bad set.
+   *
+   * @return the reason naming the first such refusal and its rule, or null
+   */
+  public static String refusedDecisions(EvictionPlan plan) {
+    for (EvictionPlan.RefusedDecision r : plan.refused()) {
+      if (r.reason() != EvictionPlan.Refusal.DUPLICATE
+          && r.reason() != EvictionPlan.Refusal.EXEMPT) {
+        return "decision refused ("
+            + r.reason().label()
+            + ") for "
+            + r.pod()
+            + " by rule "
+            + r.rule();
+      }
+    }
+    return null;
   }
 
   /** The rule set loaded at start: trusted at once when it is the default or the last trusted. */

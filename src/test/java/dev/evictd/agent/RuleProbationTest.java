@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.EvictionMethod;
+import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.FsLayout;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
@@ -148,6 +149,25 @@ class RuleProbationTest {
     assertThat(count("trusted")).isEqualTo(1.0);
   }
 
+  static EvictionPlan plan(List<EvictionPlan.RefusedDecision> refused) {
+    return new EvictionPlan(
+        1,
+        java.time.Instant.EPOCH,
+        List.of(),
+        List.of(),
+        List.of(),
+        null,
+        List.of(),
+        false,
+        List.of(),
+        List.of(),
+        List.of(),
+        java.util.Map.of(),
+        List.of(),
+        null,
+        refused);
+  }
+
   @AfterEach
   void close() {
     StuckRule.release();
@@ -262,6 +282,46 @@ class RuleProbationTest {
   @Test
   void aThrowingSetPushedByHotReloadIsRolledBackWhilePressureEvictionsGoOn() throws Exception {
     rolledBackUnderPressure("throwing", "boom under pressure");
+  }
+
+  @Test
+  void aSetWhoseDecisionsTheGuardRefusesIsNeverSwappedInAndEvictionsGoOn() throws Exception {
+    start(RuleCompiler.Options.STRICT);
+    String trusted = manager.rulesSha256();
+    stats.set(PRESSURE);
+    assertThat(manager.syncOnce("pressure").plan().decisions()).hasSize(1);
+    // passes the lint; every sync it decides on pods that are not this node's active pods
+    Files.copy(
+        Path.of("src/test/resources/hostile-runtime/foreign-pod/zz-foreign-pod.drl"),
+        rulesDir.resolve("zz-foreign-pod.drl"));
+    assertThat(await(() -> count("rejected") == 1.0)).as("the shadow sync refuses it").isTrue();
+    assertThat(count("loaded")).isZero();
+    assertThat(store.bad(RuleCompiler.compile(rulesDir).sha256()).reason())
+        .startsWith("shadow sync failed: decision refused (unknown_pod)")
+        .contains("hostile: evict pods of other nodes");
+    EvictionManager.SyncResult r = manager.syncOnce("pressure");
+    assertThat(manager.rulesSha256()).isEqualTo(trusted);
+    assertThat(r.plan().refused()).isEmpty();
+    assertThat(evictor.decisions()).extracting(d -> d.pod().name()).containsOnly("a");
+  }
+
+  @Test
+  void refusalsOfDuplicatesAndExemptPodsAreNotARunTimeFailure() {
+    dev.evictd.api.PodRef p = new dev.evictd.api.PodRef("default", "a", "default/a");
+    EvictionPlan benign =
+        plan(
+            List.of(
+                new EvictionPlan.RefusedDecision(
+                    p, EvictionPlan.Refusal.DUPLICATE, "", List.of("r1")),
+                new EvictionPlan.RefusedDecision(p, EvictionPlan.Refusal.EXEMPT, "", List.of())));
+    assertThat(RuleProbation.refusedDecisions(benign)).isNull();
+    EvictionPlan bad =
+        plan(
+            List.of(
+                new EvictionPlan.RefusedDecision(
+                    p, EvictionPlan.Refusal.GRACE_PERIOD, "-5", List.of("r2"))));
+    assertThat(RuleProbation.refusedDecisions(bad))
+        .isEqualTo("decision refused (grace_period) for " + p + " by rule r2");
   }
 
   @Test
