@@ -29,6 +29,7 @@ import dev.evictd.kube.KubeSettings;
 import dev.evictd.kube.KubeletEndpoint;
 import dev.evictd.kube.KubeletSummaryProvider;
 import dev.evictd.kube.NodePodInformer;
+import dev.evictd.kube.NodeTaints;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
 import dev.evictd.linux.HostStatsProvider;
@@ -146,6 +147,7 @@ public final class Agent implements AutoCloseable {
     PodSource pods;
     PodEvictor evictor;
     EventSink events = EventSink.NONE;
+    NodeTaints taints = null;
     if (c.standalone()) {
       stats = new HostStatsProvider(paths, c.nodeName(), clock);
       pods =
@@ -184,7 +186,7 @@ public final class Agent implements AutoCloseable {
       if (stats instanceof AutoCloseable ac) {
         opened.add(ac);
       }
-      NodePodInformer informer = new NodePodInformer(client, c.nodeName());
+      NodePodInformer informer = new NodePodInformer(client, c.nodeName(), clock);
       opened.add(informer);
       if (!informer.start(Duration.ofSeconds(30))) {
         LOG.warn("the pod informer has not synced yet; syncs see no pods until it does");
@@ -201,6 +203,12 @@ public final class Agent implements AutoCloseable {
               new DryRunEvictor());
       if (!c.dryRun()) {
         events = new EventRecorder(api, c.nodeName(), clock);
+      }
+      if (c.taints() && !c.dryRun()) {
+        taints = new NodeTaints(api, c.nodeName(), clock);
+        opened.add(taints);
+      } else if (c.taints()) {
+        LOG.info("taints: dry run, the Node is not tainted");
       }
     }
     NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
@@ -235,6 +243,19 @@ public final class Agent implements AutoCloseable {
             new EvictionManager.Settings(
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     opened.add(manager);
+    if (taints != null) {
+      // the Node carries a taint for each condition the sync reports (held for the transition
+      // period); a failed sync changes nothing
+      NodeTaints nodeTaints = taints;
+      manager.addSyncListener(
+          (summary, plan) -> {
+            if (!plan.failed()) {
+              nodeTaints.want(java.util.Set.copyOf(plan.conditions()));
+            }
+          });
+    }
+    metrics.podViewAge(pods::viewAge);
+    Duration podViewMaxAge = podViewMaxAge(c);
 
     // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
     // immediate sync.
@@ -289,7 +310,7 @@ public final class Agent implements AutoCloseable {
             c.metricsAddress(),
             metrics::scrape,
             manager::healthy,
-            manager::ready,
+            () -> manager.ready() && pods.viewAge().compareTo(podViewMaxAge) <= 0,
             () -> "rules sha256 " + manager.rulesSha256() + "\n");
     opened.add(http);
     if (c.rules() != null) {
@@ -312,6 +333,15 @@ public final class Agent implements AutoCloseable {
     Agent agent = new Agent(manager, http);
     agent.closeables.addAll(opened);
     return agent;
+  }
+
+  /**
+   * How old the pod view may be while the agent reports ready: three intervals, at least 30 s (a
+   * watch reconnects within seconds; longer means decisions on pods that may be gone or new).
+   */
+  static Duration podViewMaxAge(AgentConfig c) {
+    Duration d = c.interval().multipliedBy(3);
+    return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
   }
 
   private static FsLayout inferLayout(StatsProvider stats) {

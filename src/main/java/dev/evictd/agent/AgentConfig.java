@@ -45,6 +45,9 @@ import java.util.Set;
  *     none
  * @param crictl the crictl command for node-level reclaim
  * @param logFormat text or json
+ * @param taints whether to put a NoSchedule taint {@code evictd.dev/memory-pressure}, {@code
+ *     evictd.dev/disk-pressure} or {@code evictd.dev/pid-pressure} on the agent's own Node while
+ *     the condition holds (default false; never in dry run or standalone mode)
  */
 public record AgentConfig(
     String nodeName,
@@ -69,7 +72,8 @@ public record AgentConfig(
     boolean memcgNotifier,
     String psiTrigger,
     String crictl,
-    String logFormat) {
+    String logFormat,
+    boolean taints) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -96,7 +100,8 @@ public record AgentConfig(
           "memcgNotifier",
           "psiTrigger",
           "crictl",
-          "logFormat");
+          "logFormat",
+          "taints");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -234,7 +239,8 @@ public record AgentConfig(
         r.bool("memcgNotifier", true),
         psi,
         r.string("crictl", "crictl"),
-        r.choice("logFormat", "text", Set.of("text", "json")));
+        r.choice("logFormat", "text", Set.of("text", "json")),
+        r.bool("taints", false));
   }
 
   /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */

@@ -141,11 +141,11 @@ public final class NodeTaints implements AutoCloseable {
       String rv = node.getMetadata().getResourceVersion();
       List<Map<String, Object>> ops = new ArrayList<>();
       ops.add(op("test", "/metadata/resourceVersion", rv));
-      ops.add(
-          op(
-              current.isEmpty() && !hasTaintsField(node) ? "add" : "replace",
-              "/spec/taints",
-              desired));
+      if (node.getSpec() == null) {
+        ops.add(op("add", "/spec", Map.of("taints", desired)));
+      } else {
+        ops.add(op(hasTaintsField(node) ? "replace" : "add", "/spec/taints", desired));
+      }
       ApiResponse patched = api.patch(path, KubeApi.JSON_PATCH, api.json(ops));
       if (patched.isSuccess()) {
         LOG.info(

@@ -71,6 +71,8 @@ public final class FakeKubeApiServer implements AutoCloseable {
   private static final Pattern SUMMARY =
       Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary");
   private static final Pattern NODE = Pattern.compile("/api/v1/nodes/([^/?]+)");
+  private static final Pattern EVENT =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/events/([^/?]+)");
   private static final Pattern CONFIGZ = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/configz");
   private static final Pattern NODE_NAME_SELECTOR =
       Pattern.compile("fieldSelector=spec\\.nodeName%3D[^&]*&?");
@@ -208,6 +210,22 @@ public final class FakeKubeApiServer implements AutoCloseable {
    */
   public void answerLate(String method, String pathRegex, Duration delay, int times) {
     slow.add(new Slow(method, Pattern.compile(pathRegex), new AtomicInteger(times), delay));
+  }
+
+  /**
+   * Before the next {@code times} matching requests are handled, {@code action} runs (e.g. another
+   * client changing the object between evictd's read and its write).
+   */
+  public void beforeRequest(String method, String pathRegex, int times, Runnable action) {
+    faults.add(
+        new Fault(
+            method,
+            Pattern.compile(pathRegex),
+            new AtomicInteger(times),
+            () -> {
+              action.run();
+              return null;
+            }));
   }
 
   /**
@@ -372,7 +390,10 @@ public final class FakeKubeApiServer implements AutoCloseable {
         if (f.method().equals(r.getMethod())
             && f.path().matcher(path).matches()
             && f.remaining().getAndDecrement() > 0) {
-          return f.response().get();
+          MockResponse injected = f.response().get();
+          if (injected != null) {
+            return injected;
+          }
         }
       }
       if ("GET".equals(r.getMethod())
@@ -407,6 +428,9 @@ public final class FakeKubeApiServer implements AutoCloseable {
       }
       if ("PATCH".equals(r.getMethod()) && (m = NODE.matcher(path)).matches()) {
         return patchNode(m.group(1), req.contentType(), body);
+      }
+      if ("PATCH".equals(r.getMethod()) && (m = EVENT.matcher(path)).matches()) {
+        return patchEvent(m.group(1), m.group(2), req.contentType(), body);
       }
       if ("GET".equals(r.getMethod()) && (m = CONFIGZ.matcher(path)).matches()) {
         Supplier<MockResponse> s = configz.get(m.group(1));
@@ -588,6 +612,29 @@ public final class FakeKubeApiServer implements AutoCloseable {
               store(HttpMethod.PUT, "/api/v1/nodes/" + name, json.asJson(withoutVersion(patched)))
                   .getBody()
                   .readUtf8());
+    }
+
+    /**
+     * A strategic merge patch of an Event's scalar fields (count, lastTimestamp, message, series),
+     * as a recorder sends for a repeat: for scalars it merges like a JSON merge patch.
+     */
+    @SuppressWarnings("unchecked")
+    private MockResponse patchEvent(String ns, String name, String contentType, String body) {
+      if (contentType == null
+          || !contentType.startsWith("application/strategic-merge-patch+json")) {
+        return status(415, "this fake serves strategic merge patches of events only");
+      }
+      String path = "/api/v1/namespaces/" + ns + "/events/" + name;
+      MockResponse current = crud.handleGet(path);
+      if (current.code() != 200) {
+        return status(404, "events \"" + name + "\" not found");
+      }
+      Map<String, Object> event = json.unmarshal(current.getBody().readUtf8(), Map.class);
+      Map<String, Object> patch = json.unmarshal(body, Map.class);
+      event.putAll(patch);
+      Map<String, Object> meta = (Map<String, Object>) event.get("metadata");
+      meta.remove("resourceVersion");
+      return store(HttpMethod.PUT, path, json.asJson(event));
     }
 
     private io.fabric8.kubernetes.api.model.Node withoutVersion(
