@@ -311,7 +311,17 @@ public final class Agent implements AutoCloseable {
             metrics::scrape,
             manager::healthy,
             () -> manager.ready() && pods.viewAge().compareTo(podViewMaxAge) <= 0,
-            () -> "rules sha256 " + manager.rulesSha256() + "\n");
+            () ->
+                "rules sha256 "
+                    + manager.rulesSha256()
+                    + "\n"
+                    + (pods.viewAge().compareTo(podViewMaxAge) > 0
+                        ? "pod view "
+                            + pods.viewAge().toSeconds()
+                            + " s old (the watch is down; bound "
+                            + podViewMaxAge.toSeconds()
+                            + " s)\n"
+                        : ""));
     opened.add(http);
     if (c.rules() != null) {
       RulesReloader reloader =

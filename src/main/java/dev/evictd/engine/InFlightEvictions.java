@@ -39,6 +39,10 @@ final class InFlightEvictions {
   void started(
       PodRef pod, EvictionMethod method, long graceSeconds, EvictionOutcome outcome, Instant at) {
     EvictionInFlight before = started.get(pod.uid());
+    if (before == null) {
+      // a pod already going by its deletionTimestamp (e.g. from before a restart)
+      before = current.get(pod.uid());
+    }
     // a shorter grace period for a pod already going keeps the original request time: the wait
     // for the pod is not restarted by shortening its grace period
     Instant since = before == null ? at : before.since();

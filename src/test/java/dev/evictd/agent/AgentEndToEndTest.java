@@ -271,6 +271,7 @@ class AgentEndToEndTest {
                   },
                   Duration.ofSeconds(30)))
           .isTrue();
+      assertThat(get(agent.address(), "/readyz")).contains("pod view", "the watch is down");
       String metrics = get(agent.address(), "/metrics");
       double age =
           Double.parseDouble(
