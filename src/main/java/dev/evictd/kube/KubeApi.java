@@ -139,10 +139,10 @@ public final class KubeApi {
   }
 
   private String where(String method, String path) {
-    return method + " " + path + " (API server " + hostPort() + ")";
+    return method + " " + path + " (" + hostPort() + ")";
   }
 
-  /** {@code host:port} of the API server, for messages (a connection error names where). */
+  /** {@code host:port} of the server, for messages (a connection error names where). */
   String hostPort() {
     try {
       java.net.URI u = java.net.URI.create(base);
@@ -154,21 +154,20 @@ public final class KubeApi {
   }
 
   private static Throwable rootCause(ExecutionException e) {
-    Throwable c = e.getCause() == null ? e : e.getCause();
-    while (c.getCause() != null && c.getCause() != c && !(c instanceof HttpTimeoutException)) {
-      if (c instanceof java.net.ConnectException) {
-        break;
-      }
-      c = c.getCause();
-    }
-    return c;
+    return e.getCause() == null ? e : e.getCause();
   }
 
+  /** Whether the request never left: no connection was made (anywhere in the cause chain). */
   private static boolean neverSent(Throwable t) {
-    return t instanceof java.net.ConnectException
-        || t instanceof HttpConnectTimeoutException
-        || t instanceof java.net.UnknownHostException
-        || t instanceof java.net.NoRouteToHostException;
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.ConnectException
+          || c instanceof HttpConnectTimeoutException
+          || c instanceof java.net.UnknownHostException
+          || c instanceof java.net.NoRouteToHostException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
