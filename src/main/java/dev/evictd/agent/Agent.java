@@ -29,6 +29,7 @@ import dev.evictd.kube.KubeSettings;
 import dev.evictd.kube.KubeletEndpoint;
 import dev.evictd.kube.KubeletSummaryProvider;
 import dev.evictd.kube.NodePodInformer;
+import dev.evictd.kube.NodeTaints;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
 import dev.evictd.linux.HostStatsProvider;
@@ -247,6 +248,7 @@ public final class Agent implements AutoCloseable {
     PodSource pods;
     PodEvictor evictor;
     EventSink events = EventSink.NONE;
+    NodeTaints taints = null;
     if (c.standalone()) {
       stats = new HostStatsProvider(paths, c.nodeName(), clock);
       pods =
@@ -285,7 +287,7 @@ public final class Agent implements AutoCloseable {
       if (stats instanceof AutoCloseable ac) {
         opened.add(ac);
       }
-      NodePodInformer informer = new NodePodInformer(client, c.nodeName());
+      NodePodInformer informer = new NodePodInformer(client, c.nodeName(), clock);
       opened.add(informer);
       pods = informer;
       CgroupKillEvictor kill = new CgroupKillEvictor(cgroups);
@@ -299,6 +301,12 @@ public final class Agent implements AutoCloseable {
               new DryRunEvictor());
       if (!c.dryRun()) {
         events = new EventRecorder(api, c.nodeName(), clock);
+      }
+      if (c.taints() && !c.dryRun()) {
+        taints = new NodeTaints(api, c.nodeName(), clock);
+        opened.add(taints);
+      } else if (c.taints()) {
+        LOG.info("taints: dry run, the Node is not tainted");
       }
     }
     NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
@@ -322,6 +330,7 @@ public final class Agent implements AutoCloseable {
     PodEvictor podEvictor = evictor;
     EventSink eventSink = events;
     PsiTrigger psiTrigger = trigger;
+    NodeTaints nodeTaints = taints;
     Thread t =
         new Thread(
             () -> {
@@ -355,6 +364,7 @@ public final class Agent implements AutoCloseable {
                         cgroups,
                         paths,
                         psiTrigger,
+                        nodeTaints,
                         metrics,
                         readiness,
                         agent);
@@ -441,6 +451,7 @@ public final class Agent implements AutoCloseable {
       Cgroups cgroups,
       HostPaths paths,
       PsiTrigger trigger,
+      NodeTaints taints,
       AgentMetrics metrics,
       Readiness readiness,
       Agent agent) {
@@ -503,6 +514,28 @@ public final class Agent implements AutoCloseable {
     readiness.add("rule-threads", () -> ruleThreads.ready() ? null : ruleThreads.describe().trim());
     agent.startup.ruleThreads = ruleThreads;
     agent.startup.probation = probation;
+    if (taints != null) {
+      // the Node carries a taint for each condition the sync reports (held for the transition
+      // period); a failed sync changes nothing
+      manager.addSyncListener(
+          (summary, plan) -> {
+            if (!plan.failed()) {
+              taints.want(java.util.Set.copyOf(plan.conditions()));
+            }
+          });
+    }
+    metrics.podViewAge(pods::viewAge);
+    Duration podViewMaxAge = podViewMaxAge(c);
+    readiness.add(
+        "pod-view",
+        () ->
+            pods.viewAge().compareTo(podViewMaxAge) <= 0
+                ? null
+                : "pod view "
+                    + pods.viewAge().toSeconds()
+                    + " s old (the watch is down; bound "
+                    + podViewMaxAge.toSeconds()
+                    + " s)");
 
     // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
     // immediate sync.
@@ -565,6 +598,15 @@ public final class Agent implements AutoCloseable {
       manager.start();
     }
     return manager;
+  }
+
+  /**
+   * How old the pod view may be while the agent reports ready: three intervals, at least 30 s (a
+   * watch reconnects within seconds; longer means decisions on pods that may be gone or new).
+   */
+  static Duration podViewMaxAge(AgentConfig c) {
+    Duration d = c.interval().multipliedBy(3);
+    return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
   }
 
   private static FsLayout inferLayout(StatsProvider stats) {

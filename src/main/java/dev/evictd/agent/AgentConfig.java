@@ -51,6 +51,9 @@ import java.util.Set;
  *     one); default /var/lib/evictd, a hostPath on a node
  * @param rulesProbationSyncs how many clean syncs a new rule set needs before it is trusted
  *     (default 6: a minute at the default interval)
+ * @param taints whether to put a NoSchedule taint {@code evictd.dev/memory-pressure}, {@code
+ *     evictd.dev/disk-pressure} or {@code evictd.dev/pid-pressure} on the agent's own Node while
+ *     the condition holds (default false; never in dry run or standalone mode)
  */
 public record AgentConfig(
     String nodeName,
@@ -78,7 +81,8 @@ public record AgentConfig(
     String logFormat,
     Set<EvictionMethod> allowedMethods,
     Path stateDir,
-    int rulesProbationSyncs) {
+    int rulesProbationSyncs,
+    boolean taints) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -108,7 +112,8 @@ public record AgentConfig(
           "logFormat",
           "allowedMethods",
           "stateDir",
-          "rulesProbationSyncs");
+          "rulesProbationSyncs",
+          "taints");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -258,7 +263,8 @@ public record AgentConfig(
         r.choice("logFormat", "text", Set.of("text", "json")),
         allowedMethods,
         r.path("stateDir", Path.of("/var/lib/evictd")),
-        r.positiveInt("rulesProbationSyncs", 6));
+        r.positiveInt("rulesProbationSyncs", 6),
+        r.bool("taints", false));
   }
 
   /** The configuration's name of a method: {@code dry-run}, {@code delete}... */

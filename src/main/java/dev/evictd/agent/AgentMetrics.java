@@ -73,6 +73,17 @@ public final class AgentMetrics {
             .register(registry);
   }
 
+  /** Exports {@code evictd_pod_view_age_seconds}: how old the view of the node's pods may be. */
+  public void podViewAge(java.util.function.Supplier<Duration> age) {
+    // a strong reference: the supplier is often a method reference nothing else holds
+    Gauge.builder("evictd_pod_view_age_seconds", age, a -> a.get().toMillis() / 1000.0)
+        .strongReference(true)
+        .description(
+            "Seconds the view of the node's pods may be behind the API server (0 while the watch"
+                + " is connected)")
+        .register(registry);
+  }
+
   /** The registry, for exposition. */
   public PrometheusMeterRegistry registry() {
     return registry;

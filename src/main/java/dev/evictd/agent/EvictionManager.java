@@ -104,6 +104,7 @@ public final class EvictionManager implements AutoCloseable {
     this.settings = settings;
     this.rulesSha256 = planner.rules().sha256();
     this.lastBeat = clock.instant();
+    planner.podCleanupTimeout(settings.podCleanupTimeout());
     metrics.activeRules(rulesSha256);
   }
 
@@ -416,13 +417,17 @@ public final class EvictionManager implements AutoCloseable {
           plan.seq(),
           logged - MAX_LOGGED_REFUSALS);
     }
+    settleUnknownOutcomes();
     List<EvictionAttempt> attempts = new ArrayList<>();
     for (EvictionDecision d : plan.decisions()) {
       if (stopping) {
         LOG.warn("shutting down: {} not evicted", d.pod());
         continue;
       }
-      attempts.add(execute(d));
+      EvictionAttempt a = execute(d);
+      if (a != null) {
+        attempts.add(a);
+      }
     }
     metrics.sync("ok", Duration.between(start, clock.instant()), rulesTime);
     lastSync = clock.instant();
@@ -453,6 +458,53 @@ public final class EvictionManager implements AutoCloseable {
     };
   }
 
+  /**
+   * Evictions sent without an answer, by pod uid: their Evicted Event waits until the pod shows
+   * that the request was carried out.
+   */
+  private final java.util.Map<String, EvictionDecision> unknownOutcomes =
+      new java.util.LinkedHashMap<>();
+
+  /**
+   * What became of the evictions whose outcome was unknown, as this sync's pods show it: a
+   * deletionTimestamp means carried out (the Evicted Event is recorded now, once); a pod gone needs
+   * nothing more; a pod still there without one after podCleanupTimeout means the request was not
+   * carried out, and the rules may choose again.
+   */
+  private void settleUnknownOutcomes() {
+    var it = unknownOutcomes.entrySet().iterator();
+    while (it.hasNext()) {
+      var e = it.next();
+      EvictionDecision d = e.getValue();
+      dev.evictd.api.EvictionInFlight f = planner.inFlight(e.getKey());
+      if (f == null) {
+        LOG.info("evict {}: the pod is gone (the eviction's outcome was unknown)", d.pod());
+        it.remove();
+      } else if (f.outcome() == EvictionOutcome.EVICTED) {
+        LOG.info("evict {}: carried out after all (the pod is being deleted)", d.pod());
+        recordEvicted(d);
+        it.remove();
+      } else if (!clock.instant().isBefore(f.cleanupDeadline())) {
+        LOG.warn(
+            "evict {}: outcome still unknown after {} and the pod is not being deleted: taken as not"
+                + " carried out",
+            d.pod(),
+            dev.evictd.config.GoDuration.format(settings.podCleanupTimeout()));
+        planner.evictionNotStarted(e.getKey());
+        it.remove();
+      }
+    }
+  }
+
+  private void recordEvicted(EvictionDecision resolved) {
+    try {
+      events.podEvicted(resolved);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot record the Evicted event for {}: {}", resolved.pod(), e.getMessage());
+    }
+  }
+
+  /** The attempt, or null when the pod is already going with a grace period no longer than this. */
   private EvictionAttempt execute(EvictionDecision d) {
     EvictionMethod method =
         settings.dryRun()
@@ -468,38 +520,70 @@ public final class EvictionManager implements AutoCloseable {
             d.annotations(),
             method,
             d.rules());
+    // an eviction in flight is never repeated with the same or a longer grace period (the rules
+    // should not ask; this holds whatever they ask), and a shorter one is no new eviction
+    dev.evictd.api.EvictionInFlight inFlight =
+        method == EvictionMethod.DRY_RUN ? null : planner.inFlight(d.pod().uid());
+    if (inFlight != null && d.gracePeriodSeconds() >= inFlight.gracePeriodSeconds()) {
+      LOG.info(
+          "evict {}: not again, already being deleted (grace {}s, since {}, outcome {})",
+          d.pod(),
+          inFlight.gracePeriodSeconds(),
+          inFlight.since(),
+          inFlight.outcome());
+      return null;
+    }
     EvictionOutcome outcome;
+    String detail = "";
     if (method == EvictionMethod.DRY_RUN) {
       outcome = EvictionOutcome.DRY_RUN;
     } else {
       try {
-        outcome = evictor.evict(resolved);
-        if (outcome == null) {
-          outcome = EvictionOutcome.FAILED;
-        }
+        dev.evictd.executor.EvictionResult result = evictor.attempt(resolved);
+        outcome = result == null ? EvictionOutcome.FAILED : result.outcome();
+        detail = result == null ? "" : result.detail();
       } catch (RuntimeException e) {
         LOG.warn("evicting {} failed: {}", d.pod(), e.getMessage());
         outcome = EvictionOutcome.FAILED;
       }
     }
+    if (inFlight != null) {
+      LOG.info(
+          "evict {} ({}): grace period shortened from {}s to {}s: {}",
+          d.pod(),
+          d.signal(),
+          inFlight.gracePeriodSeconds(),
+          d.gracePeriodSeconds(),
+          outcome);
+      if (outcome == EvictionOutcome.EVICTED) {
+        planner.evictionStarted(d.pod(), method, d.gracePeriodSeconds(), outcome, clock.instant());
+      }
+      EvictionAttempt again =
+          new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant(), detail);
+      planner.recordAttempt(again);
+      return again;
+    }
     LOG.info(
-        "evict {} ({}, grace {}s, {}): {} - {}",
+        "evict {} ({}, grace {}s, {}): {} - {}{}",
         d.pod(),
         d.signal(),
         d.gracePeriodSeconds(),
         method.name().toLowerCase(java.util.Locale.ROOT),
         outcome,
-        d.message());
+        d.message(),
+        detail.isEmpty() ? "" : " [" + detail + "]");
     if (outcome == EvictionOutcome.EVICTED) {
-      try {
-        events.podEvicted(resolved);
-      } catch (RuntimeException e) {
-        LOG.warn("cannot record the Evicted event for {}: {}", d.pod(), e.getMessage());
-      }
+      recordEvicted(resolved);
+    }
+    if (outcome == EvictionOutcome.EVICTED || outcome == EvictionOutcome.UNKNOWN) {
+      planner.evictionStarted(d.pod(), method, d.gracePeriodSeconds(), outcome, clock.instant());
+    }
+    if (outcome == EvictionOutcome.UNKNOWN) {
+      unknownOutcomes.put(d.pod().uid(), resolved);
     }
     metrics.eviction(d, method, outcome);
     EvictionAttempt attempt =
-        new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant());
+        new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant(), detail);
     planner.recordAttempt(attempt);
     return attempt;
   }
@@ -509,9 +593,13 @@ public final class EvictionManager implements AutoCloseable {
    * an urgent trigger ends the wait at once and is kept for the next sync.
    */
   private void waitForEvictedPods(SyncResult r) throws InterruptedException {
+    // an eviction whose outcome is unknown is waited for like any other: it may free the node
     List<String> uids =
         r.attempts().stream()
-            .filter(a -> a.outcome() == EvictionOutcome.EVICTED)
+            .filter(
+                a ->
+                    a.outcome() == EvictionOutcome.EVICTED
+                        || a.outcome() == EvictionOutcome.UNKNOWN)
             .map(a -> a.pod().uid())
             .toList();
     if (uids.isEmpty()) {

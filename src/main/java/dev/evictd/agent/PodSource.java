@@ -23,6 +23,14 @@ public interface PodSource extends AutoCloseable {
     return true;
   }
 
+  /**
+   * How old the view of the pods may be (zero while it is known to be current, e.g. a fixed list or
+   * a connected watch).
+   */
+  default java.time.Duration viewAge() {
+    return java.time.Duration.ZERO;
+  }
+
   @Override
   default void close() {}
 

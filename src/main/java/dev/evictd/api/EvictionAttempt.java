@@ -12,6 +12,24 @@ import java.time.Instant;
  * @param method how it was attempted
  * @param outcome what happened
  * @param time when it was attempted
+ * @param detail what the API server said, e.g. a disruption budget's own explanation of a refusal
+ *     ("The disruption budget web needs 2 healthy pods and has 2 currently"); "" when nothing
  */
 public record EvictionAttempt(
-    PodRef pod, String signal, EvictionMethod method, EvictionOutcome outcome, Instant time) {}
+    PodRef pod,
+    String signal,
+    EvictionMethod method,
+    EvictionOutcome outcome,
+    Instant time,
+    String detail) {
+
+  public EvictionAttempt {
+    detail = detail == null ? "" : detail;
+  }
+
+  /** An attempt without detail. */
+  public EvictionAttempt(
+      PodRef pod, String signal, EvictionMethod method, EvictionOutcome outcome, Instant time) {
+    this(pod, signal, method, outcome, time, "");
+  }
+}

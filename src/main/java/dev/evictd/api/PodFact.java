@@ -37,6 +37,12 @@ import java.util.Map;
  *     or null
  * @param pod the pod object, without env, command, args, probes, lifecycle hooks, managed fields
  *     and the last-applied-configuration annotation
+ * @param deletionTimestamp metadata.deletionTimestamp: set by the API server when the pod's
+ *     deletion was requested, to the time by which it should be gone (request time plus its grace
+ *     period); null while the pod is not being deleted. A pod being deleted stays active until it
+ *     ends.
+ * @param deletionGracePeriodSeconds metadata.deletionGracePeriodSeconds: the grace period of the
+ *     requested deletion, null when none
  */
 public record PodFact(
     String uid,
@@ -59,7 +65,9 @@ public record PodFact(
     Map<String, String> labels,
     List<PodOwner> owners,
     String controllerUid,
-    Pod pod) {
+    Pod pod,
+    java.time.Instant deletionTimestamp,
+    Long deletionGracePeriodSeconds) {
 
   /** {@code namespace/name}. */
   public String key() {
@@ -94,6 +102,31 @@ public record PodFact(
         labels,
         owners,
         controllerUid,
-        pod);
+        pod,
+        deletionTimestamp,
+        deletionGracePeriodSeconds);
+  }
+
+  /**
+   * When the pod's deletion was requested: its deletionTimestamp less its grace period (the pod's
+   * own terminationGracePeriodSeconds, else 30 s, when the API server did not say); null while the
+   * pod is not being deleted.
+   */
+  public java.time.Instant deletionRequestedAt() {
+    if (deletionTimestamp == null) {
+      return null;
+    }
+    return deletionTimestamp.minusSeconds(deletionGracePeriod());
+  }
+
+  /**
+   * The grace period of the pod's deletion: deletionGracePeriodSeconds, else the pod's own
+   * terminationGracePeriodSeconds, else the API server's default of 30 s.
+   */
+  public long deletionGracePeriod() {
+    if (deletionGracePeriodSeconds != null) {
+      return deletionGracePeriodSeconds;
+    }
+    return terminationGracePeriodSeconds != null ? terminationGracePeriodSeconds : 30;
   }
 }

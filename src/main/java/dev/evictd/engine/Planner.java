@@ -634,6 +634,7 @@ public final class Planner implements AutoCloseable {
               }
               updateObservations(Observations.of(summary));
               updatePods(activePods, summary, warnings);
+              insertInFlight();
               firingsLeft[0] = budget.firingsFor(pods.size());
               firingsLeft[0] =
                   fire(
@@ -1334,6 +1335,51 @@ public final class Planner implements AutoCloseable {
     }
     String s = String.valueOf(o);
     return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+  }
+
+  private final InFlightEvictions inFlight = new InFlightEvictions();
+
+  /** Inserts this sync's {@link dev.evictd.api.EvictionInFlight} facts (per-sync). */
+  private void insertInFlight() {
+    List<PodFact> active = new ArrayList<>(activeEntries.size());
+    for (PodEntry e : activeEntries) {
+      active.add(e.fact);
+    }
+    for (dev.evictd.api.EvictionInFlight f : inFlight.sync(active)) {
+      session.insert(f);
+    }
+  }
+
+  /**
+   * How long the agent waits for an evicted pod to go (podCleanupTimeout; the kubelet's 30 s unless
+   * set): carried by every {@link dev.evictd.api.EvictionInFlight} fact.
+   */
+  public synchronized void podCleanupTimeout(java.time.Duration timeout) {
+    inFlight.cleanupTimeout(timeout);
+  }
+
+  /**
+   * Records an eviction the agent started whose pod may now be going (outcome EVICTED, or UNKNOWN
+   * when no answer came): from the next sync on, rules see it as an {@link
+   * dev.evictd.api.EvictionInFlight} until the pod leaves the active list.
+   */
+  public synchronized void evictionStarted(
+      dev.evictd.api.PodRef pod,
+      dev.evictd.api.EvictionMethod method,
+      long gracePeriodSeconds,
+      dev.evictd.api.EvictionOutcome outcome,
+      Instant at) {
+    inFlight.started(pod, method, gracePeriodSeconds, outcome, at);
+  }
+
+  /** Forgets an eviction whose outcome was unknown and turned out not to have happened. */
+  public synchronized void evictionNotStarted(String uid) {
+    inFlight.forget(uid);
+  }
+
+  /** The pod's in-flight eviction as of the last sync, or null. */
+  public synchronized dev.evictd.api.EvictionInFlight inFlight(String uid) {
+    return inFlight.of(uid);
   }
 
   /** How long eviction attempts stay in the session for rules to see. */

@@ -114,7 +114,31 @@ public final class PodFacts {
         labels,
         List.copyOf(owners),
         owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
-        visibleToRules(pod));
+        visibleToRules(pod),
+        deletionTimestamp(pod),
+        pod.getMetadata() == null ? null : pod.getMetadata().getDeletionGracePeriodSeconds());
+  }
+
+  /**
+   * The pod's deletionTimestamp, null when unset or unreadable (a pod that is not being deleted).
+   */
+  static java.time.Instant deletionTimestamp(Pod pod) {
+    String t = pod.getMetadata() == null ? null : pod.getMetadata().getDeletionTimestamp();
+    if (t == null || t.isEmpty()) {
+      return null;
+    }
+    try {
+      return java.time.OffsetDateTime.parse(t).toInstant();
+    } catch (java.time.format.DateTimeParseException e) {
+      throw new ConfigException(
+          "pod "
+              + namespace(pod)
+              + "/"
+              + name(pod)
+              + ": metadata.deletionTimestamp: not an RFC 3339 time: \""
+              + t
+              + "\"");
+    }
   }
 
   /** The annotation {@code kubectl apply} keeps the whole last applied object in. */

@@ -25,9 +25,13 @@ import org.slf4j.LoggerFactory;
  * built from percent-encoded segments ({@link KubeApi#podPath}).
  *
  * <p>Outcomes: EVICTED when the delete was accepted; NOT_FOUND when the pod is gone (404) or is
- * another pod now (409 on the uid precondition); FAILED when the API server kept failing after the
- * retry policy's attempts, or refused (e.g. 403). A failed condition patch is logged and the delete
- * still goes ahead: freeing the node matters more than the condition.
+ * another pod now (409 on the uid precondition, or 422 on the status patch: the API server refuses
+ * a patch whose metadata.uid is not the pod's - the pod was replaced); UNKNOWN when the delete was
+ * sent and no answer came and one GET of the pod cannot tell ({@link UnansweredEviction}); FAILED
+ * when the API server kept failing after the retry policy's attempts, or refused (e.g. 403). A
+ * failed condition patch is logged and the delete still goes ahead: freeing the node matters more
+ * than the condition. Requests that got no answer are not repeated, so one eviction costs at most
+ * three request timeouts (patch, delete, the GET that checks).
  */
 public final class ApiDeleteEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(ApiDeleteEvictor.class);
@@ -64,9 +68,17 @@ public final class ApiDeleteEvictor implements PodEvictor {
         retry.run(
             "patch status of " + pod,
             () -> api.patch(path + "/status", KubeApi.STRATEGIC_MERGE_PATCH, patch),
-            ApiResponse::isTransient);
+            ApiResponse::isRetryableWrite);
     if (patched.code() == 404) {
       LOG.info("delete {}: pod already gone", pod);
+      return EvictionOutcome.NOT_FOUND;
+    }
+    if (patched.code() == 422 && KubeApi.isUid(pod.uid())) {
+      // the uid in the patch is not the stored pod's: a new pod has the name now
+      LOG.info(
+          "delete {}: pod replaced, another pod has its name now ({}); not deleted",
+          pod,
+          patched.describe());
       return EvictionOutcome.NOT_FOUND;
     }
     if (!patched.isSuccess()) {
@@ -80,7 +92,7 @@ public final class ApiDeleteEvictor implements PodEvictor {
     long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
     String options = api.json(deleteOptions(pod, grace));
     ApiResponse deleted =
-        retry.run("delete " + pod, () -> api.delete(path, options), ApiResponse::isTransient);
+        retry.run("delete " + pod, () -> api.delete(path, options), ApiResponse::isRetryableWrite);
     if (deleted.isSuccess()) {
       LOG.info("deleted {} (grace period {} s): {}", pod, grace, decision.message());
       return EvictionOutcome.EVICTED;
@@ -95,6 +107,9 @@ public final class ApiDeleteEvictor implements PodEvictor {
           pod,
           deleted.describe());
       return EvictionOutcome.NOT_FOUND;
+    }
+    if (deleted.code() == 0 && deleted.maybeCarriedOut()) {
+      return UnansweredEviction.check(api, pod, "delete", deleted);
     }
     LOG.warn("delete {}: failed: {}", pod, deleted.describe());
     return EvictionOutcome.FAILED;

@@ -17,10 +17,13 @@ import org.slf4j.LoggerFactory;
  * period and the pod's uid as a precondition; the API server itself sets the pod's DisruptionTarget
  * condition. A decision whose pod has no uid writes nothing (FAILED).
  *
- * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on 429, after one request, so the rules can
- * pick another pod or escalate; NOT_FOUND (404, or 409 on the uid precondition); FAILED when the
- * API server kept failing after the retry policy's attempts (5xx, no response) or refused (e.g.
- * 403).
+ * <p>Outcomes: EVICTED (accepted); PDB_BLOCKED at once on a 429 whose cause is {@code
+ * DisruptionBudget}, after one request, with the budget's message as the detail, so the rules can
+ * pick another pod or escalate; NOT_FOUND (404, or 409 on the uid precondition); UNKNOWN when the
+ * request was sent and no answer came and one GET of the pod cannot tell (see {@link
+ * UnansweredEviction}); FAILED when the API server kept failing after the retry policy's attempts
+ * (5xx, connection refused, throttling 429s - retried after their {@code Retry-After}) or refused
+ * (e.g. 403).
  */
 public final class ApiEvictionEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(ApiEvictionEvictor.class);
@@ -36,36 +39,49 @@ public final class ApiEvictionEvictor implements PodEvictor {
 
   @Override
   public EvictionOutcome evict(EvictionDecision decision) {
+    return attempt(decision).outcome();
+  }
+
+  @Override
+  public EvictionResult attempt(EvictionDecision decision) {
     PodRef pod = decision.pod();
     if (!KubeApi.isUid(pod.uid())) {
       LOG.warn("evict {}: the pod has no uid; nothing is written without a uid precondition", pod);
-      return EvictionOutcome.FAILED;
+      return new EvictionResult(EvictionOutcome.FAILED, "the pod has no uid");
     }
     long grace = ApiGracePeriod.of(decision.gracePeriodSeconds());
     String body = api.json(eviction(pod, grace));
     String path = KubeApi.podPath(pod.namespace(), pod.name()) + "/eviction";
-    // 429 here is the disruption budget's answer, not throttling: it is final
+    // a budget's 429 is final; a throttling 429 is retried after its Retry-After; a request that
+    // got no answer is checked, never repeated
     ApiResponse r =
-        retry.run(
-            "evict " + pod, () -> api.post(path, body), x -> x.isTransient() && x.code() != 429);
+        retry.run("evict " + pod, () -> api.post(path, body), x -> x.isRetryableWrite());
     if (r.isSuccess()) {
       LOG.info("evicted {} (grace period {} s): {}", pod, grace, decision.message());
-      return EvictionOutcome.EVICTED;
+      return EvictionResult.of(EvictionOutcome.EVICTED);
     }
-    if (r.code() == 429) {
+    String budget = r.disruptionBudgetCause();
+    if (budget != null) {
       LOG.info("evict {}: refused by a disruption budget: {}", pod, r.describe());
-      return EvictionOutcome.PDB_BLOCKED;
+      return new EvictionResult(EvictionOutcome.PDB_BLOCKED, budget);
     }
     if (r.code() == 404) {
       LOG.info("evict {}: pod already gone", pod);
-      return EvictionOutcome.NOT_FOUND;
+      return EvictionResult.of(EvictionOutcome.NOT_FOUND);
     }
     if (r.code() == 409) {
       LOG.info("evict {}: pod already gone, another pod has its name now ({})", pod, r.describe());
-      return EvictionOutcome.NOT_FOUND;
+      return EvictionResult.of(EvictionOutcome.NOT_FOUND);
     }
-    LOG.warn("evict {}: failed: {}", pod, r.describe());
-    return EvictionOutcome.FAILED;
+    if (r.code() == 0 && r.maybeCarriedOut()) {
+      return EvictionResult.of(UnansweredEviction.check(api, pod, "evict", r));
+    }
+    LOG.warn(
+        "evict {}: failed{}: {}",
+        pod,
+        r.isThrottled() ? " (throttled by the API server)" : "",
+        r.describe());
+    return new EvictionResult(EvictionOutcome.FAILED, r.describe());
   }
 
   static Eviction eviction(PodRef pod, long graceSeconds) {

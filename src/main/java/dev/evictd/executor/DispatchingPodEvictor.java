@@ -64,18 +64,23 @@ public final class DispatchingPodEvictor implements PodEvictor {
 
   @Override
   public EvictionOutcome evict(EvictionDecision decision) {
+    return attempt(decision).outcome();
+  }
+
+  @Override
+  public EvictionResult attempt(EvictionDecision decision) {
     EvictionMethod method = methodFor(decision);
     PodEvictor evictor = evictors.get(method);
     if (evictor == null) {
       LOG.warn("evict {}: method {} is not available on this agent", decision.pod(), method);
-      return EvictionOutcome.FAILED;
+      return EvictionResult.of(EvictionOutcome.FAILED);
     }
     try {
-      EvictionOutcome outcome = evictor.evict(decision);
-      return outcome == null ? EvictionOutcome.FAILED : outcome;
+      EvictionResult result = evictor.attempt(decision);
+      return result == null ? EvictionResult.of(EvictionOutcome.FAILED) : result;
     } catch (RuntimeException e) {
       LOG.warn("evict {} ({}): {}", decision.pod(), method, e.toString());
-      return EvictionOutcome.FAILED;
+      return EvictionResult.of(EvictionOutcome.FAILED);
     }
   }
 }

@@ -23,6 +23,9 @@ public final class KubeApi {
   /** Content type of a strategic merge patch. */
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
+  /** Content type of a JSON patch (RFC 6902). */
+  public static final String JSON_PATCH = "application/json-patch+json";
+
   /** Content type of JSON bodies. */
   public static final String JSON = "application/json";
 
@@ -152,24 +155,79 @@ public final class KubeApi {
     try {
       // the request timeout bounds the wait for headers; this bounds the whole exchange
       HttpResponse<String> r = future.get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-      return new ApiResponse(r.code(), r.body(), null);
+      return new ApiResponse(r.code(), r.body(), null, retryAfter(r.header("Retry-After")), false);
     } catch (TimeoutException e) {
       future.cancel(true);
-      return ApiResponse.noResponse(
-          method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
+      return ApiResponse.noAnswer(
+          where(method, path) + ": no response within " + requestTimeout.toMillis() + " ms");
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
+      Throwable cause = rootCause(e);
       if (cause instanceof HttpTimeoutException
           && !(cause instanceof HttpConnectTimeoutException)) {
         // the HTTP client's own timer fired first: the same failure as ours above
-        return ApiResponse.noResponse(
-            method + " " + path + ": no response within " + requestTimeout.toMillis() + " ms");
+        return ApiResponse.noAnswer(
+            where(method, path) + ": no response within " + requestTimeout.toMillis() + " ms");
       }
-      return ApiResponse.noResponse(method + " " + path + ": " + describe(cause));
+      String what =
+          where(method, path)
+              + ": "
+              + (neverSent(cause) ? "cannot connect to " + hostPort() + ": " : "")
+              + describe(cause);
+      // a request that never connected was never carried out; one that lost its connection may
+      // have been
+      return neverSent(cause) ? ApiResponse.noResponse(what) : ApiResponse.noAnswer(what);
     } catch (InterruptedException e) {
       future.cancel(true);
       Thread.currentThread().interrupt();
-      return ApiResponse.noResponse(method + " " + path + ": interrupted");
+      return ApiResponse.noAnswer(where(method, path) + ": interrupted");
+    }
+  }
+
+  private String where(String method, String path) {
+    return method + " " + path + " (" + hostPort() + ")";
+  }
+
+  /** {@code host:port} of the server, for messages (a connection error names where). */
+  String hostPort() {
+    try {
+      java.net.URI u = java.net.URI.create(base);
+      int port = u.getPort() >= 0 ? u.getPort() : "https".equals(u.getScheme()) ? 443 : 80;
+      return u.getHost() + ":" + port;
+    } catch (IllegalArgumentException e) {
+      return base;
+    }
+  }
+
+  private static Throwable rootCause(ExecutionException e) {
+    return e.getCause() == null ? e : e.getCause();
+  }
+
+  /** Whether the request never left: no connection was made (anywhere in the cause chain). */
+  private static boolean neverSent(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof java.net.ConnectException
+          || c instanceof HttpConnectTimeoutException
+          || c instanceof java.net.UnknownHostException
+          || c instanceof java.net.NoRouteToHostException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The {@code Retry-After} header: seconds (what the API server sends), null when absent or not a
+   * number of seconds.
+   */
+  static java.time.Duration retryAfter(String header) {
+    if (header == null || header.isBlank()) {
+      return null;
+    }
+    try {
+      long s = Long.parseLong(header.strip());
+      return s < 0 ? null : java.time.Duration.ofSeconds(s);
+    } catch (NumberFormatException e) {
+      return null;
     }
   }
 

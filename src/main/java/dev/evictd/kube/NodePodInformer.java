@@ -51,11 +51,33 @@ public final class NodePodInformer implements PodSource {
   private final String nodeName;
   private final SharedIndexInformer<Pod> informer;
   private final AtomicInteger failures = new AtomicInteger();
+  private final String apiServer;
+  private final java.time.Clock clock;
   private volatile boolean closed;
+
+  /**
+   * Since when the view is not known to be current (not yet listed, or the watch lost); null:
+   * current.
+   */
+  private volatile Instant staleSince;
+
+  private volatile boolean watching;
+  private java.util.concurrent.ScheduledExecutorService monitor;
+
+  /** How often the watch's state is looked at (for the log and the view's age). */
+  static final Duration MONITOR_PERIOD = Duration.ofMillis(250);
 
   /** An informer on the pods of {@code nodeName}; nothing is requested until {@link #start}. */
   public NodePodInformer(KubernetesClient client, String nodeName) {
+    this(client, nodeName, java.time.Clock.systemUTC());
+  }
+
+  /** The same, measuring the view's age with {@code clock}. */
+  public NodePodInformer(KubernetesClient client, String nodeName, java.time.Clock clock) {
     this.nodeName = nodeName;
+    this.clock = clock;
+    this.staleSince = clock.instant();
+    this.apiServer = hostPort(client.getMasterUrl());
     this.informer =
         client.pods().inAnyNamespace().withField(NODE_NAME_FIELD, nodeName).runnableInformer(0);
     this.informer.addEventHandler(new LoggingHandler());
@@ -76,12 +98,19 @@ public final class NodePodInformer implements PodSource {
     return true;
   }
 
-  private static String describe(Throwable t) {
+  private String describe(Throwable t) {
     Throwable c = t;
     while (true) {
       if (c instanceof KubernetesClientException k && k.getCode() > 0) {
         String m = k.getStatus() == null ? null : k.getStatus().getMessage();
         return "HTTP " + k.getCode() + (m == null ? "" : ": " + m);
+      }
+      if (c instanceof java.net.ConnectException) {
+        // the JDK's ConnectException rarely says where
+        String m = c.getMessage();
+        return "cannot connect to the API server at "
+            + apiServer
+            + (m == null || m.isBlank() ? "" : ": " + m);
       }
       if (c instanceof java.io.IOException || c.getCause() == null || c.getCause() == c) {
         break;
@@ -89,7 +118,61 @@ public final class NodePodInformer implements PodSource {
       c = c.getCause();
     }
     String m = c.getMessage();
-    return c.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+    return c.getClass().getSimpleName()
+        + (m == null ? "" : ": " + m)
+        + " (API server "
+        + apiServer
+        + ")";
+  }
+
+  private static String hostPort(java.net.URL url) {
+    if (url == null) {
+      return "?";
+    }
+    int port = url.getPort() >= 0 ? url.getPort() : url.getDefaultPort();
+    return url.getHost() + ":" + port;
+  }
+
+  /**
+   * Looks at the watch: a lost watch and its reconnection are logged (once each), and the time the
+   * view went stale is kept for {@link #viewAge}.
+   */
+  private void checkWatch() {
+    boolean now = informer.hasSynced() && informer.isWatching();
+    if (now == watching) {
+      return;
+    }
+    watching = now;
+    Instant t = clock.instant();
+    if (now) {
+      Instant since = staleSince;
+      staleSince = null;
+      LOG.info(
+          "pods of node {}: watching (view current again after {} ms)",
+          nodeName,
+          since == null ? 0 : Duration.between(since, t).toMillis());
+    } else {
+      staleSince = t;
+      LOG.warn(
+          "pods of node {}: pod watch lost (API server {}); the pod view may be stale until it"
+              + " reconnects",
+          nodeName,
+          apiServer);
+    }
+  }
+
+  /**
+   * How old the pod view may be: zero while the watch is connected, else the time since it was lost
+   * (or since the informer started, before the first list).
+   */
+  @Override
+  public Duration viewAge() {
+    Instant since = staleSince;
+    if (since == null) {
+      return Duration.ZERO;
+    }
+    Duration d = Duration.between(since, clock.instant());
+    return d.isNegative() ? Duration.ZERO : d;
   }
 
   /**
@@ -98,6 +181,15 @@ public final class NodePodInformer implements PodSource {
    * #hasSynced()} turns true later.
    */
   public boolean start(Duration timeout) {
+    monitor =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread th = new Thread(r, "evictd-pod-watch-monitor");
+              th.setDaemon(true);
+              return th;
+            });
+    monitor.scheduleWithFixedDelay(
+        this::checkWatch, 0, MONITOR_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
     var started = informer.start().toCompletableFuture();
     try {
       started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -158,6 +250,9 @@ public final class NodePodInformer implements PodSource {
   public void close() {
     if (!closed) {
       closed = true;
+      if (monitor != null) {
+        monitor.shutdownNow();
+      }
       informer.close();
     }
   }

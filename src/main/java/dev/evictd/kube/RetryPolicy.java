@@ -23,6 +23,12 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
   public static final RetryPolicy DEFAULT =
       new RetryPolicy(3, Duration.ofMillis(200), Duration.ofSeconds(2));
 
+  /**
+   * The longest {@code Retry-After} a retry waits for, inside a sync; a server asking for longer
+   * gets no retry now (the next sync asks again).
+   */
+  public static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(5);
+
   /** One attempt. */
   public static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Duration.ZERO);
 
@@ -49,8 +55,10 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
 
   /**
    * Runs {@code call} until it returns a response {@code retryable} refuses, or the attempts are
-   * used up; returns the last response. An interrupt during a backoff stops retrying (the interrupt
-   * flag is kept).
+   * used up; returns the last response. A response with {@code Retry-After} (throttling) is retried
+   * after that wait instead of the backoff, when it is at most {@link #MAX_RETRY_AFTER}; a longer
+   * one ends the retries. An interrupt during a backoff stops retrying (the interrupt flag is
+   * kept).
    */
   public ApiResponse run(
       String what, Supplier<ApiResponse> call, Predicate<ApiResponse> retryable) {
@@ -61,6 +69,19 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         return last;
       }
       Duration wait = backoff(attempt);
+      if (last.retryAfter() != null) {
+        if (last.retryAfter().compareTo(MAX_RETRY_AFTER) > 0) {
+          LOG.info(
+              "{}: {} (attempt {} of {}): the server asks to wait longer than {} s; not retried now",
+              what,
+              last.describe(),
+              attempt,
+              maxAttempts,
+              MAX_RETRY_AFTER.toSeconds());
+          return last;
+        }
+        wait = last.retryAfter();
+      }
       LOG.debug(
           "{}: {} (attempt {} of {}), retrying in {} ms",
           what,

@@ -269,7 +269,111 @@ class AgentEndToEndTest {
           .isBetween(1.0, 3.0);
       assertThat(Files.readString(dir.resolve("state").resolve(RuleStateStore.BAD_FILE)))
           .contains(throwing, "throws when pods are ranked");
-      assertThat(get(a.address(), "/readyz")).isEqualTo("ready\nrules sha256 " + packaged + "\n");
+      assertThat(get(a.address(), "/readyz"))
+          .startsWith("ready\n")
+          .endsWith("rules sha256 " + packaged + "\n");
+    } finally {
+      api.close(); // before the informer: see FakeKubeApiServer#close
+      if (agent != null) {
+        agent.close();
+      }
+    }
+  }
+
+  @Test
+  void theOwnNodeIsTaintedUnderPressureAndAStalePodViewIsNotReady(@TempDir Path dir)
+      throws Exception {
+    Path cfg = dir.resolve("agent.yaml");
+    Files.writeString(
+        cfg,
+        "nodeName: node-1\nexecutor: delete\ntaints: true\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
+            + "memcgNotifier: false\nfsLayout: shared\nkubeletRootDir: "
+            + dir
+            + "\nruntimeRootDir: "
+            + dir
+            + "\n"
+            + "eviction:\n  evictionHard: {memory.available: 1Gi}\n");
+    var clock =
+        new dev.evictd.testing.MutableClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+    FakeKubeApiServer api = FakeKubeApiServer.start();
+    Agent agent = null;
+    try {
+      api.createNode(
+          new io.fabric8.kubernetes.api.model.NodeBuilder()
+              .withNewMetadata()
+              .withName("node-1")
+              .endMetadata()
+              .withNewSpec()
+              .addNewTaint()
+              .withKey("dedicated")
+              .withValue("gpu")
+              .withEffect("NoSchedule")
+              .endTaint()
+              .endSpec()
+              .build());
+      Pod small = api.create(pod("small", 0));
+      Pod big = api.create(pod("big", 0));
+      api.summary("node-1", 200, summary(small, big));
+      AgentConfig c =
+          AgentConfig.resolve(
+              dev.evictd.config.YamlNode.parse(cfg.toString(), Files.readAllBytes(cfg)),
+              Map.of(),
+              Map.of());
+      agent = Agent.start(c, clock, () -> api.client(KubeSettings.DEFAULTS));
+
+      // the condition holds: the scheduler is told, beside the taint that was there
+      assertThat(
+              FakeKubeApiServer.await(
+                  () ->
+                      api.node("node-1").orElseThrow().getSpec().getTaints().stream()
+                          .anyMatch(
+                              t ->
+                                  t.getKey().equals("evictd.dev/memory-pressure")
+                                      && t.getEffect().equals("NoSchedule")),
+                  Duration.ofSeconds(30)))
+          .isTrue();
+      assertThat(api.node("node-1").orElseThrow().getSpec().getTaints())
+          .extracting(io.fabric8.kubernetes.api.model.Taint::getKey)
+          .containsExactly("dedicated", "evictd.dev/memory-pressure");
+      Agent running = agent;
+      assertThat(
+              FakeKubeApiServer.await(
+                  () -> {
+                    try {
+                      return get(running.address(), "/readyz").startsWith("ready");
+                    } catch (Exception e) {
+                      return false;
+                    }
+                  },
+                  Duration.ofSeconds(10)))
+          .isTrue();
+      assertThat(get(agent.address(), "/metrics")).contains("evictd_pod_view_age_seconds 0.0");
+
+      // the API server goes away: the pod view ages on the agent's clock until it is not ready
+      api.close();
+      assertThat(
+              FakeKubeApiServer.await(
+                  () -> {
+                    clock.advance(Duration.ofSeconds(2));
+                    try {
+                      return get(running.address(), "/readyz").startsWith("not ready");
+                    } catch (Exception e) {
+                      return false;
+                    }
+                  },
+                  Duration.ofSeconds(30)))
+          .isTrue();
+      assertThat(get(agent.address(), "/readyz")).contains("pod view", "the watch is down");
+      String metrics = get(agent.address(), "/metrics");
+      double age =
+          Double.parseDouble(
+              metrics
+                  .lines()
+                  .filter(l -> l.startsWith("evictd_pod_view_age_seconds "))
+                  .findFirst()
+                  .orElseThrow()
+                  .split(" ")[1]);
+      assertThat(age).isGreaterThan(30.0);
     } finally {
       api.close(); // before the informer: see FakeKubeApiServer#close
       if (agent != null) {

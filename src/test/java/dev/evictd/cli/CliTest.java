@@ -96,7 +96,7 @@ class CliTest {
   void rulesCheckAcceptsTheDefaultsAndNamesTheLineOfABrokenRule() {
     Run ok = run("rules", "check", "rules");
     assertThat(ok.code()).isZero();
-    assertThat(ok.out()).startsWith("ok: rules: 12 files");
+    assertThat(ok.out()).startsWith("ok: rules: 14 files");
     Run bad = run("rules", "check", "src/test/resources/rulesets/syntax-error");
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err())

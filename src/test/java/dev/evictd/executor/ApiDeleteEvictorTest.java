@@ -73,7 +73,71 @@ class ApiDeleteEvictorTest {
     assertThat(api.requests())
         .extracting(FakeKubeApiServer.Request::method)
         .containsExactly("PATCH", "DELETE");
+    // as on a real API server, a pod bound to a node stays until its kubelet removes it
+    Pod going = api.pod("ns", "web").orElseThrow();
+    assertThat(going.getMetadata().getDeletionTimestamp()).isNotNull();
+    assertThat(going.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(30L);
+    api.kubeletRemoves("ns", "web");
     assertThat(api.pod("ns", "web")).isEmpty();
+  }
+
+  @Test
+  void aStatusPatchRefusedWith422MeansThePodWasReplacedAndNothingIsDeleted() {
+    api.create(pod("ns", "web", "node-a"));
+    var d = decision(new PodRef("ns", "web", "uid-of-the-old-pod"), 30, EvictionMethod.DELETE);
+
+    assertThat(evictor.evict(d)).isEqualTo(EvictionOutcome.NOT_FOUND);
+
+    assertThat(api.requests("PATCH", POD + "/status")).hasSize(1);
+    assertThat(api.requests("DELETE", POD)).isEmpty();
+  }
+
+  @Test
+  void aThrottledDeleteIsRetriedAfterItsRetryAfter() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.throttle("DELETE", POD, 1, 1);
+    long t0 = System.nanoTime();
+
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.EVICTED);
+
+    assertThat(api.requests("DELETE", POD)).hasSize(2);
+    // the server's Retry-After (1 s), not the policy's 10 ms backoff
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(900));
+  }
+
+  @Test
+  void aRetryAfterLongerThanTheBoundIsNotWaitedFor() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.throttle("DELETE", POD, 60, 1);
+    long t0 = System.nanoTime();
+
+    assertThat(evictor.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.FAILED);
+
+    assertThat(api.requests("DELETE", POD)).hasSize(1);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aDeleteAnsweredAfterTheTimeoutIsUnknownNotFailedAndIsNotRepeated() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.answerLate("DELETE", POD, Duration.ofSeconds(3), 1);
+    var impatient = new ApiDeleteEvictor(new KubeApi(client, Duration.ofMillis(500)), FAST, CLOCK);
+
+    assertThat(impatient.evict(decision(pod, 30, EvictionMethod.DELETE)))
+        .isEqualTo(EvictionOutcome.UNKNOWN);
+
+    // one delete (a request that got no answer is not sent again), then one GET to find out
+    assertThat(api.requests("DELETE", POD)).hasSize(1);
+    assertThat(api.requests("GET", POD)).hasSize(1);
+    // the server did carry it out
+    assertThat(
+            FakeKubeApiServer.await(
+                () ->
+                    api.pod("ns", "web").orElseThrow().getMetadata().getDeletionTimestamp() != null,
+                Duration.ofSeconds(10)))
+        .isTrue();
   }
 
   @Test
@@ -172,10 +236,11 @@ class ApiDeleteEvictorTest {
   }
 
   @Test
-  void aSlowApiServerIsFailedWithinTheTimeouts() {
+  void aSlowApiServerIsUnknownWithinThreeRequestTimeouts() {
     Pod pod = api.create(pod("ns", "web", "node-a"));
     api.delay("PATCH", POD + "/status", Duration.ofSeconds(30), 100);
     api.delay("DELETE", POD, Duration.ofSeconds(30), 100);
+    api.delay("GET", POD, Duration.ofSeconds(30), 100);
     var slow =
         new ApiDeleteEvictor(
             new KubeApi(client, Duration.ofMillis(200)),
@@ -183,13 +248,15 @@ class ApiDeleteEvictorTest {
             CLOCK);
     long t0 = System.nanoTime();
 
+    // no answer to the delete: the server may have carried it out, so it is not FAILED
     assertThat(slow.evict(decision(pod, 30, EvictionMethod.DELETE)))
-        .isEqualTo(EvictionOutcome.FAILED);
+        .isEqualTo(EvictionOutcome.UNKNOWN);
 
-    // 2 patches + 2 deletes of 200 ms each, plus backoff: far less than one delayed answer
+    // one patch, one delete, one GET of 200 ms each, none repeated: far less than one answer
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(15));
-    assertThat(api.requests("PATCH", POD + "/status")).hasSize(2);
-    assertThat(api.requests("DELETE", POD)).hasSize(2);
+    assertThat(api.requests("PATCH", POD + "/status")).hasSize(1);
+    assertThat(api.requests("DELETE", POD)).hasSize(1);
+    assertThat(api.requests("GET", POD)).hasSize(1);
   }
 
   @Test
@@ -206,7 +273,10 @@ class ApiDeleteEvictorTest {
         dev.evictd.kube.KubeClients.create(config, KubeSettings.DEFAULTS)) {
       var unreachable = new ApiDeleteEvictor(new KubeApi(down, Duration.ofSeconds(5)), FAST, CLOCK);
       var d = decision(new PodRef("ns", "web", "u"), 30, EvictionMethod.DELETE);
+      // nothing was ever sent: FAILED, not UNKNOWN, and the error names where it tried to connect
       assertThat(unreachable.evict(d)).isEqualTo(EvictionOutcome.FAILED);
+      assertThat(new KubeApi(down, Duration.ofSeconds(5)).get("/api/v1/pods").describe())
+          .contains("127.0.0.1:" + port);
     }
   }
 }

@@ -58,7 +58,64 @@ class ApiEvictionEvictorTest {
     assertThat(e.getDeleteOptions().getGracePeriodSeconds()).isEqualTo(25L);
     assertThat(e.getDeleteOptions().getPreconditions().getUid())
         .isEqualTo(pod.getMetadata().getUid());
-    assertThat(api.pod("ns", "web")).isEmpty();
+    // the server marks the pod and deletes it gracefully: it stays until its kubelet removes it
+    Pod going = api.pod("ns", "web").orElseThrow();
+    assertThat(going.getMetadata().getDeletionTimestamp()).isNotNull();
+    assertThat(going.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(25L);
+    assertThat(going.getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("DisruptionTarget");
+              assertThat(c.getReason()).isEqualTo("EvictionByEvictionAPI");
+            });
+  }
+
+  @Test
+  void theBudgetsOwnMessageIsTheAttemptsDetail() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.blockEvictions("ns", "web");
+
+    var result = evictor.attempt(decision(pod, 25, EvictionMethod.EVICT));
+
+    assertThat(result.outcome()).isEqualTo(EvictionOutcome.PDB_BLOCKED);
+    assertThat(result.detail()).isEqualTo(FakeKubeApiServer.BUDGET_MESSAGE);
+  }
+
+  @Test
+  void aThrottling429IsNotABudgetRefusalAndIsRetriedAfterItsRetryAfter() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.throttle("POST", EVICTION, 1, 1);
+    long t0 = System.nanoTime();
+
+    assertThat(evictor.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.EVICTED);
+
+    assertThat(api.requests("POST", EVICTION)).hasSize(2);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(900));
+  }
+
+  @Test
+  void throttlingThatOutlastsTheRetriesIsFailedNotPdbBlocked() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.throttle("POST", EVICTION, 0, 100);
+
+    var result = evictor.attempt(decision(pod, 25, EvictionMethod.EVICT));
+
+    assertThat(result.outcome()).isEqualTo(EvictionOutcome.FAILED);
+    assertThat(api.requests("POST", EVICTION)).hasSize(3);
+  }
+
+  @Test
+  void anEvictionAnsweredAfterTheTimeoutIsUnknownAndIsNotRepeated() {
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    api.answerLate("POST", EVICTION, Duration.ofSeconds(3), 1);
+    var impatient = new ApiEvictionEvictor(new KubeApi(client, Duration.ofMillis(500)), FAST);
+
+    assertThat(impatient.evict(decision(pod, 25, EvictionMethod.EVICT)))
+        .isEqualTo(EvictionOutcome.UNKNOWN);
+
+    assertThat(api.requests("POST", EVICTION)).hasSize(1);
+    assertThat(api.requests("GET", "/api/v1/namespaces/ns/pods/web")).hasSize(1);
   }
 
   @Test

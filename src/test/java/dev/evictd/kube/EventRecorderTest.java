@@ -107,4 +107,65 @@ class EventRecorderTest {
     assertThat(api.events("ns")).isEmpty();
     assertThat(api.requests("POST", "/api/v1/namespaces/ns/events")).hasSize(1);
   }
+
+  @Test
+  void tenMinutesOfSustainedPressureAreOneEventPerReasonAndObjectWithItsCount() {
+    var clock = new dev.evictd.testing.MutableClock(Instant.parse("2024-05-01T12:00:00Z"));
+    var sustained = new EventRecorder(new KubeApi(client, Duration.ofSeconds(10)), "node-a", clock);
+    Pod pod = api.create(pod("ns", "web", "node-a"));
+    var d = decision(pod, 1, EvictionMethod.DELETE);
+    // one acting sync every 10 s for 10 minutes; the same pod's Evicted repeated a few times
+    for (int sync = 0; sync < 60; sync++) {
+      sustained.thresholdMet("memory");
+      if (sync % 20 == 0) {
+        sustained.podEvicted(d);
+      }
+      clock.advance(Duration.ofSeconds(10));
+    }
+
+    assertThat(api.events(EventRecorder.NODE_EVENT_NAMESPACE))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getReason()).isEqualTo("EvictionThresholdMet");
+              assertThat(e.getCount()).isEqualTo(60);
+              assertThat(e.getFirstTimestamp()).isEqualTo("2024-05-01T12:00:00Z");
+              assertThat(e.getLastTimestamp()).isEqualTo("2024-05-01T12:09:50Z");
+            });
+    assertThat(api.events("ns"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getCount()).isEqualTo(3));
+    // 2 creates, the rest patches
+    assertThat(api.requests("POST", "/api/v1/namespaces/[^/]+/events")).hasSize(2);
+    assertThat(api.requests("PATCH", "/api/v1/namespaces/[^/]+/events/[^/]+")).hasSize(61);
+  }
+
+  @Test
+  void aRepeatAfterTheWindowOrAnotherMessageIsANewEvent() {
+    var clock = new dev.evictd.testing.MutableClock(Instant.parse("2024-05-01T12:00:00Z"));
+    var r = new EventRecorder(new KubeApi(client, Duration.ofSeconds(10)), "node-a", clock);
+    r.thresholdMet("memory");
+    r.thresholdMet("ephemeral-storage");
+    clock.advance(EventRecorder.AGGREGATION_WINDOW);
+    r.thresholdMet("memory");
+
+    assertThat(api.events(EventRecorder.NODE_EVENT_NAMESPACE))
+        .extracting(Event::getMessage)
+        .containsExactlyInAnyOrder(
+            "Attempting to reclaim memory",
+            "Attempting to reclaim ephemeral-storage",
+            "Attempting to reclaim memory");
+  }
+
+  @Test
+  void anEventTheServerLetExpireIsCreatedAgain() {
+    var clock = new dev.evictd.testing.MutableClock(Instant.parse("2024-05-01T12:00:00Z"));
+    var r = new EventRecorder(new KubeApi(client, Duration.ofSeconds(10)), "node-a", clock);
+    r.thresholdMet("memory");
+    api.fail("PATCH", "/api/v1/namespaces/default/events/.*", 404, 1);
+    clock.advance(Duration.ofSeconds(10));
+    r.thresholdMet("memory");
+
+    assertThat(api.requests("POST", "/api/v1/namespaces/default/events")).hasSize(2);
+  }
 }

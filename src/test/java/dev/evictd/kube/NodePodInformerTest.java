@@ -187,4 +187,57 @@ class NodePodInformerTest {
       assertThat(unreachable.activePods()).isEmpty();
     }
   }
+
+  @Test
+  void aWatchAnswered410GoneListsAgainAndThePodViewIsCurrentOnceWatching() {
+    var clock =
+        new dev.evictd.testing.MutableClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+    api.create(pod("ns", "first", "node-a"));
+    // the first two watches are too old, as after a long disconnection
+    api.expireWatches(2);
+    informer = new NodePodInformer(client, "node-a", clock);
+    // before anything was listed, the view is as old as the informer
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(informer.viewAge()).isEqualTo(Duration.ofSeconds(5));
+
+    assertThat(informer.start(WAIT)).isTrue();
+    assertThat(await(() -> informer.viewAge().isZero(), WAIT)).isTrue();
+
+    // listed again after each 410, then watching: a new pod arrives through the watch
+    assertThat(
+            api.requests("GET", "/api/v1/pods").stream()
+                .filter(r -> !r.path().contains("watch=true"))
+                .count())
+        .isGreaterThanOrEqualTo(2);
+    api.create(pod("ns", "second", "node-a"));
+    assertThat(await(() -> informer.activePods().size() == 2, WAIT)).isTrue();
+  }
+
+  @Test
+  void aLostWatchMakesThePodViewAge() {
+    var clock =
+        new dev.evictd.testing.MutableClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+    api.create(pod("ns", "first", "node-a"));
+    informer = new NodePodInformer(client, "node-a", clock);
+    assertThat(informer.start(WAIT)).isTrue();
+    assertThat(await(() -> informer.viewAge().isZero(), WAIT)).isTrue();
+
+    api.close();
+    assertThat(await(() -> !informer.isWatching(), WAIT)).isTrue();
+    // simulated time passes while the watch is down: the view ages from the moment it was lost
+    assertThat(
+            await(
+                () -> {
+                  clock.advance(Duration.ofSeconds(1));
+                  return !informer.viewAge().isZero();
+                },
+                WAIT))
+        .isTrue();
+    Duration age = informer.viewAge();
+    clock.advance(Duration.ofSeconds(31));
+
+    assertThat(informer.viewAge()).isEqualTo(age.plusSeconds(31));
+    // the last known pods are still served
+    assertThat(keys(informer.activePods())).containsExactly("ns/first");
+  }
 }

@@ -106,6 +106,27 @@ class RbacManifestTest {
       EventRecorder events = new EventRecorder(kube, "node-a", clock);
       events.podEvicted(decision(web, 1, EvictionMethod.DELETE));
       events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
+      // a repeat updates the same Event
+      events.thresholdMet(Signal.MEMORY_AVAILABLE.resource());
+      // a delete whose answer never comes is checked with one GET of the pod
+      var late = api.create(pod("ns", "late", "node-a"));
+      api.answerLate("DELETE", "/api/v1/namespaces/ns/pods/late", Duration.ofSeconds(2), 1);
+      assertThat(
+              new ApiDeleteEvictor(
+                      new KubeApi(client, Duration.ofMillis(300)), RetryPolicy.DEFAULT, clock)
+                  .evict(decision(late, 1, EvictionMethod.DELETE)))
+          .isEqualTo(EvictionOutcome.UNKNOWN);
+      // the own Node's taints: read, then one JSON patch
+      api.createNode(
+          new io.fabric8.kubernetes.api.model.NodeBuilder()
+              .withNewMetadata()
+              .withName("node-a")
+              .endMetadata()
+              .build());
+      assertThat(
+              new NodeTaints(kube, "node-a", clock)
+                  .reconcile(Set.of(dev.evictd.api.NodeConditionType.MemoryPressure)))
+          .isTrue();
       api.summary("node-a", 200, MINIMAL_SUMMARY);
       KubeletSummaryProvider.viaApiServer(
               client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
@@ -179,10 +200,12 @@ class RbacManifestTest {
     Set<Access> granted = rbac.grants("evictd");
     assertThat(granted)
         .doesNotContain(
-            new Access("", "pods", "get"),
             new Access("", "pods", "update"),
             new Access("", "pods", "deletecollection"),
-            new Access("", "nodes", "get"),
+            new Access("", "nodes", "update"),
+            new Access("", "nodes", "list"),
+            new Access("", "nodes/status", "patch"),
+            new Access("", "events", "update"),
             new Access("", "nodes/proxy", "create"),
             new Access("", "secrets", "get"));
   }

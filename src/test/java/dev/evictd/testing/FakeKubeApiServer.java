@@ -41,11 +41,16 @@ import java.util.regex.Pattern;
 
 /**
  * fabric8's mock API server in CRUD mode, with what evictd needs that CRUD mode lacks, done as the
- * real API server does it: policy/v1 evictions (PodDisruptionBudget refusals as 429),
- * strategic-merge status patches of pod conditions (merged by type; a different metadata.uid is
- * refused with 422), deletes with DeleteOptions (uid preconditions, 409), and the node proxy's
- * summary. The {@code spec.nodeName} field selector, which CRUD mode cannot evaluate, is dropped
- * (the informer filters by node as well, and tests assert the selector was sent).
+ * real API server (1.32) does it: policy/v1 evictions (PodDisruptionBudget refusals as 429 with the
+ * cause {@code DisruptionBudget}; accepted ones set the {@code DisruptionTarget} condition and
+ * delete gracefully), strategic-merge status patches of pod conditions (merged by type; a different
+ * metadata.uid is refused with 422), deletes with DeleteOptions (uid preconditions, 409; a pod
+ * bound to a node stays with deletionTimestamp and deletionGracePeriodSeconds until its kubelet
+ * removes it: {@link #kubeletRemoves}), throttling 429s with {@code Retry-After}, answers that come
+ * late (after the request was carried out), watches answered 410 Gone, JSON patches of a Node with
+ * a {@code test} of its resourceVersion (422 when it fails), and the node proxy's summary. The
+ * {@code spec.nodeName} field selector, which CRUD mode cannot evaluate, is dropped (the informer
+ * filters by node as well, and tests assert the selector was sent).
  *
  * <p>Every request evictd's code sends is recorded (tests and the RBAC check read them); the test's
  * own set-up goes straight to the store and is not recorded. Faults (status codes, delays) can be
@@ -65,6 +70,9 @@ public final class FakeKubeApiServer implements AutoCloseable {
       Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction");
   private static final Pattern SUMMARY =
       Pattern.compile("/api/v1/nodes/([^/]+)/proxy/stats/summary");
+  private static final Pattern NODE = Pattern.compile("/api/v1/nodes/([^/?]+)");
+  private static final Pattern EVENT =
+      Pattern.compile("/api/v1/namespaces/([^/]+)/events/([^/?]+)");
   private static final Pattern CONFIGZ = Pattern.compile("/api/v1/nodes/([^/]+)/proxy/configz");
   private static final Pattern NODE_NAME_SELECTOR =
       Pattern.compile("fieldSelector=spec\\.nodeName%3D[^&]*&?");
@@ -79,6 +87,20 @@ public final class FakeKubeApiServer implements AutoCloseable {
 
   private record Fault(
       String method, Pattern path, AtomicInteger remaining, Supplier<MockResponse> response) {}
+
+  /** Requests answered late: carried out when the answer is sent, {@code delay} after arrival. */
+  private record Slow(String method, Pattern path, AtomicInteger remaining, Duration delay) {}
+
+  private final List<Slow> slow = new CopyOnWriteArrayList<>();
+  private final AtomicInteger expiredWatches = new AtomicInteger();
+  private final java.util.concurrent.ScheduledExecutorService late =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "fake-api-late-answers");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile java.time.Clock clock = java.time.Clock.systemUTC();
 
   private FakeKubeApiServer() {
     server =
@@ -155,9 +177,116 @@ public final class FakeKubeApiServer implements AutoCloseable {
     return r.code() == 200 ? parse(r, EventList.class).getItems() : List.of();
   }
 
-  /** Evictions of this pod are refused as a PodDisruptionBudget refuses them (429). */
+  /**
+   * Evictions of this pod are refused as a PodDisruptionBudget refuses them (429, cause {@code
+   * DisruptionBudget}, the budget's message).
+   */
   public void blockEvictions(String namespace, String name) {
     pdbBlocked.add(namespace + "/" + name);
+  }
+
+  /** The budget's message in refusals (as the real server words it for a budget named "web"). */
+  public static final String BUDGET_MESSAGE =
+      "The disruption budget web needs 2 healthy pods and has 2 currently";
+
+  /**
+   * The next {@code times} matching requests are throttled as API Priority and Fairness does it:
+   * 429, {@code Retry-After: retryAfterSeconds}, and no DisruptionBudget cause.
+   */
+  public void throttle(String method, String pathRegex, int retryAfterSeconds, int times) {
+    faults.add(
+        new Fault(
+            method,
+            Pattern.compile(pathRegex),
+            new AtomicInteger(times),
+            () ->
+                status(429, "Too many requests, please try again later.")
+                    .setHeader("Retry-After", String.valueOf(retryAfterSeconds))));
+  }
+
+  /**
+   * The next {@code times} matching requests are answered only after {@code delay}, and carried out
+   * then (a server that is slow, not broken: a client that gave up earlier does not know).
+   */
+  public void answerLate(String method, String pathRegex, Duration delay, int times) {
+    slow.add(new Slow(method, Pattern.compile(pathRegex), new AtomicInteger(times), delay));
+  }
+
+  /**
+   * Before the next {@code times} matching requests are handled, {@code action} runs (e.g. another
+   * client changing the object between evictd's read and its write).
+   */
+  public void beforeRequest(String method, String pathRegex, int times, Runnable action) {
+    faults.add(
+        new Fault(
+            method,
+            Pattern.compile(pathRegex),
+            new AtomicInteger(times),
+            () -> {
+              action.run();
+              return null;
+            }));
+  }
+
+  /**
+   * The next {@code times} watch requests are answered 410 Gone, as for a resourceVersion that is
+   * too old: the informer has to list again.
+   */
+  public void expireWatches(int times) {
+    expiredWatches.addAndGet(times);
+  }
+
+  /** The clock deletionTimestamps are computed with (the system clock unless set). */
+  public void clock(java.time.Clock clock) {
+    this.clock = clock;
+  }
+
+  /**
+   * The pod's kubelet has finished terminating it: the pod object is removed (watchers see a
+   * delete). Pods deleted gracefully stay until this is called.
+   */
+  public void kubeletRemoves(String namespace, String name) {
+    Optional<Pod> p = pod(namespace, name);
+    if (p.isEmpty()) {
+      return;
+    }
+    Pod pod = p.get();
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      // the stand-in for the kubelet's hold goes; CRUD mode then removes the pod
+      pod.getMetadata().getFinalizers().remove(KUBELET_HOLD);
+      pod.getMetadata().setResourceVersion(null);
+      store(HttpMethod.PUT, podPath(namespace, name), json.asJson(pod));
+    }
+    crud.handleDelete(podPath(namespace, name));
+  }
+
+  /**
+   * CRUD mode removes an object marked for deletion unless it has a finalizer: this one stands for
+   * the kubelet, which keeps a pod bound to its node until its containers have stopped.
+   */
+  public static final String KUBELET_HOLD = "fake.evictd.dev/kubelet";
+
+  /** Stores a Node (as its kubelet registers it); returns it as stored. */
+  public io.fabric8.kubernetes.api.model.Node createNode(io.fabric8.kubernetes.api.model.Node n) {
+    return parse(
+        store(HttpMethod.POST, "/api/v1/nodes", json.asJson(n)),
+        io.fabric8.kubernetes.api.model.Node.class);
+  }
+
+  /** Replaces a Node (as another client would: its resourceVersion changes). */
+  public io.fabric8.kubernetes.api.model.Node updateNode(io.fabric8.kubernetes.api.model.Node n) {
+    n.getMetadata().setResourceVersion(null);
+    return parse(
+        store(HttpMethod.PUT, "/api/v1/nodes/" + n.getMetadata().getName(), json.asJson(n)),
+        io.fabric8.kubernetes.api.model.Node.class);
+  }
+
+  /** The stored Node, if any. */
+  public Optional<io.fabric8.kubernetes.api.model.Node> node(String name) {
+    MockResponse r = crud.handleGet("/api/v1/nodes/" + name);
+    return r.code() == 200
+        ? Optional.of(parse(r, io.fabric8.kubernetes.api.model.Node.class))
+        : Optional.empty();
   }
 
   /**
@@ -203,6 +332,7 @@ public final class FakeKubeApiServer implements AutoCloseable {
    */
   @Override
   public void close() {
+    late.shutdownNow();
     server.destroy();
   }
 
@@ -260,9 +390,32 @@ public final class FakeKubeApiServer implements AutoCloseable {
         if (f.method().equals(r.getMethod())
             && f.path().matcher(path).matches()
             && f.remaining().getAndDecrement() > 0) {
-          return f.response().get();
+          MockResponse injected = f.response().get();
+          if (injected != null) {
+            return injected;
+          }
         }
       }
+      if ("GET".equals(r.getMethod())
+          && r.getPath().contains("watch=true")
+          && expiredWatches.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        return status(410, "too old resource version");
+      }
+      for (Slow sl : slow) {
+        if (sl.method().equals(r.getMethod())
+            && sl.path().matcher(path).matches()
+            && sl.remaining().getAndDecrement() > 0) {
+          // carried out when the answer goes; the client may have given up long before
+          late.schedule(
+              () -> route(r, path, req, body, bytes), sl.delay().toMillis(), TimeUnit.MILLISECONDS);
+          return status(200, "carried out late").setBodyDelay(sl.delay());
+        }
+      }
+      return route(r, path, req, body, bytes);
+    }
+
+    private MockResponse route(
+        RecordedRequest r, String path, Request req, String body, byte[] bytes) {
       Matcher m;
       if ("POST".equals(r.getMethod()) && (m = POD_EVICTION.matcher(path)).matches()) {
         return evict(m.group(1), m.group(2), body);
@@ -272,6 +425,12 @@ public final class FakeKubeApiServer implements AutoCloseable {
       }
       if ("DELETE".equals(r.getMethod()) && (m = POD.matcher(path)).matches()) {
         return delete(m.group(1), m.group(2), body);
+      }
+      if ("PATCH".equals(r.getMethod()) && (m = NODE.matcher(path)).matches()) {
+        return patchNode(m.group(1), req.contentType(), body);
+      }
+      if ("PATCH".equals(r.getMethod()) && (m = EVENT.matcher(path)).matches()) {
+        return patchEvent(m.group(1), m.group(2), req.contentType(), body);
       }
       if ("GET".equals(r.getMethod()) && (m = CONFIGZ.matcher(path)).matches()) {
         Supplier<MockResponse> s = configz.get(m.group(1));
@@ -304,9 +463,41 @@ public final class FakeKubeApiServer implements AutoCloseable {
         return refused;
       }
       if (pdbBlocked.contains(ns + "/" + name)) {
-        return status(429, "Cannot evict pod as it would violate the pod's disruption budget.");
+        Status st =
+            new StatusBuilder()
+                .withStatus("Failure")
+                .withCode(429)
+                .withReason("TooManyRequests")
+                .withMessage("Cannot evict pod as it would violate the pod's disruption budget.")
+                .withNewDetails()
+                .addNewCause()
+                .withReason("DisruptionBudget")
+                .withMessage(BUDGET_MESSAGE)
+                .endCause()
+                .endDetails()
+                .build();
+        return new MockResponse().setResponseCode(429).setBody(json.asJson(st));
       }
-      crud.handleDelete(podPath(ns, name));
+      // the server marks the pod, then deletes it with the Eviction's options
+      Pod p = pod.get();
+      if (p.getStatus() == null) {
+        p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+      }
+      List<PodCondition> conditions = new ArrayList<>(p.getStatus().getConditions());
+      conditions.removeIf(c -> "DisruptionTarget".equals(c.getType()));
+      conditions.add(
+          new io.fabric8.kubernetes.api.model.PodConditionBuilder()
+              .withType("DisruptionTarget")
+              .withStatus("True")
+              .withReason("EvictionByEvictionAPI")
+              .withMessage("Eviction API: evicting")
+              .withLastTransitionTime(
+                  clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+              .build());
+      p.getStatus().setConditions(conditions);
+      p.getMetadata().setResourceVersion(null);
+      store(HttpMethod.PUT, podPath(ns, name) + "/status", json.asJson(p));
+      deleteGracefully(ns, name, options == null ? null : options.getGracePeriodSeconds());
       return status(201, "");
     }
 
@@ -315,14 +506,141 @@ public final class FakeKubeApiServer implements AutoCloseable {
       if (pod.isEmpty()) {
         return status(404, "pods \"" + name + "\" not found");
       }
+      Long grace = null;
       if (!body.isBlank()) {
         var options = json.unmarshal(body, io.fabric8.kubernetes.api.model.DeleteOptions.class);
         MockResponse refused = checkUid(pod.get(), options.getPreconditions());
         if (refused != null) {
           return refused;
         }
+        grace = options.getGracePeriodSeconds();
       }
-      return crud.handleDelete(podPath(ns, name));
+      return deleteGracefully(ns, name, grace);
+    }
+
+    /**
+     * As the API server deletes a pod: one bound to a node with a grace period above 0 stays, with
+     * deletionTimestamp (now plus the grace period) and deletionGracePeriodSeconds, until its
+     * kubelet removes it; a second delete only ever shortens the grace period. Others go at once.
+     */
+    private MockResponse deleteGracefully(String ns, String name, Long requestedGrace) {
+      Pod pod = pod(ns, name).orElseThrow();
+      long grace =
+          requestedGrace != null
+              ? requestedGrace
+              : pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null
+                  ? pod.getSpec().getTerminationGracePeriodSeconds()
+                  : 30;
+      boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+      if (!bound || grace <= 0) {
+        return crud.handleDelete(podPath(ns, name));
+      }
+      Long current = pod.getMetadata().getDeletionGracePeriodSeconds();
+      if (pod.getMetadata().getDeletionTimestamp() != null && current != null && current <= grace) {
+        return new MockResponse().setResponseCode(200).setBody(json.asJson(pod));
+      }
+      java.time.Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      java.time.Instant at = now.plusSeconds(grace);
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        // shortened: never later than the deletion already requested
+        java.time.Instant before =
+            java.time.Instant.parse(pod.getMetadata().getDeletionTimestamp());
+        at = at.isBefore(before) ? at : before;
+      }
+      pod.getMetadata().setDeletionTimestamp(at.toString());
+      pod.getMetadata().setDeletionGracePeriodSeconds(grace);
+      List<String> finalizers = new ArrayList<>(pod.getMetadata().getFinalizers());
+      if (!finalizers.contains(KUBELET_HOLD)) {
+        finalizers.add(KUBELET_HOLD);
+      }
+      pod.getMetadata().setFinalizers(finalizers);
+      pod.getMetadata().setResourceVersion(null);
+      MockResponse r = store(HttpMethod.PUT, podPath(ns, name), json.asJson(pod));
+      return new MockResponse().setResponseCode(200).setBody(r.getBody().readUtf8());
+    }
+
+    /**
+     * A JSON patch (RFC 6902) of a Node, as the API server applies it: every operation or none; a
+     * failed {@code test} (e.g. of metadata.resourceVersion, changed by another client) is 422.
+     */
+    private MockResponse patchNode(String name, String contentType, String body) {
+      if (contentType == null || !contentType.startsWith("application/json-patch+json")) {
+        return status(415, "this fake serves JSON patches of nodes only, got " + contentType);
+      }
+      Optional<io.fabric8.kubernetes.api.model.Node> node = node(name);
+      if (node.isEmpty()) {
+        return status(404, "nodes \"" + name + "\" not found");
+      }
+      tools.jackson.databind.ObjectMapper mapper = new tools.jackson.databind.json.JsonMapper();
+      tools.jackson.databind.JsonNode doc = mapper.readTree(json.asJson(node.get()));
+      tools.jackson.databind.JsonNode ops = mapper.readTree(body);
+      for (tools.jackson.databind.JsonNode op : ops) {
+        String kind = op.path("op").asString("");
+        String pointer = op.path("path").asString("");
+        String[] parts = pointer.substring(1).split("/");
+        tools.jackson.databind.JsonNode parent = doc;
+        for (int i = 0; i < parts.length - 1; i++) {
+          parent = parent.path(parts[i]);
+        }
+        String last = parts[parts.length - 1];
+        if (!(parent instanceof tools.jackson.databind.node.ObjectNode obj)) {
+          return status(422, "the server rejected our request: path " + pointer + " not found");
+        }
+        switch (kind) {
+          case "test" -> {
+            if (!op.path("value").equals(obj.path(last))) {
+              return status(
+                  422,
+                  "the server rejected our request due to an error in our request: testing value "
+                      + pointer
+                      + " failed");
+            }
+          }
+          case "add", "replace" -> obj.set(last, op.path("value"));
+          case "remove" -> obj.remove(last);
+          default -> {
+            return status(422, "unsupported JSON patch operation " + kind);
+          }
+        }
+      }
+      io.fabric8.kubernetes.api.model.Node patched =
+          json.unmarshal(
+              mapper.writeValueAsString(doc), io.fabric8.kubernetes.api.model.Node.class);
+      return new MockResponse()
+          .setResponseCode(200)
+          .setBody(
+              store(HttpMethod.PUT, "/api/v1/nodes/" + name, json.asJson(withoutVersion(patched)))
+                  .getBody()
+                  .readUtf8());
+    }
+
+    /**
+     * A strategic merge patch of an Event's scalar fields (count, lastTimestamp, message, series),
+     * as a recorder sends for a repeat: for scalars it merges like a JSON merge patch.
+     */
+    @SuppressWarnings("unchecked")
+    private MockResponse patchEvent(String ns, String name, String contentType, String body) {
+      if (contentType == null
+          || !contentType.startsWith("application/strategic-merge-patch+json")) {
+        return status(415, "this fake serves strategic merge patches of events only");
+      }
+      String path = "/api/v1/namespaces/" + ns + "/events/" + name;
+      MockResponse current = crud.handleGet(path);
+      if (current.code() != 200) {
+        return status(404, "events \"" + name + "\" not found");
+      }
+      Map<String, Object> event = json.unmarshal(current.getBody().readUtf8(), Map.class);
+      Map<String, Object> patch = json.unmarshal(body, Map.class);
+      event.putAll(patch);
+      Map<String, Object> meta = (Map<String, Object>) event.get("metadata");
+      meta.remove("resourceVersion");
+      return store(HttpMethod.PUT, path, json.asJson(event));
+    }
+
+    private io.fabric8.kubernetes.api.model.Node withoutVersion(
+        io.fabric8.kubernetes.api.model.Node n) {
+      n.getMetadata().setResourceVersion(null);
+      return n;
     }
 
     private MockResponse checkUid(
