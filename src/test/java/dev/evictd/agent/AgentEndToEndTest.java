@@ -356,7 +356,9 @@ class AgentEndToEndTest {
                   () -> {
                     clock.advance(Duration.ofSeconds(2));
                     try {
-                      return get(running.address(), "/readyz").startsWith("not ready");
+                      // the statistics (served by the same API server) may go stale first
+                      String body = get(running.address(), "/readyz");
+                      return body.startsWith("not ready") && body.contains("pod-view: pod view");
                     } catch (Exception e) {
                       return false;
                     }
