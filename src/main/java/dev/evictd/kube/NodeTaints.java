@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * after a restart reconciles the Node with what evictd sees now.
  *
  * <p>Writes run on their own thread, latest wish first: a slow API server never delays a sync's
- * evictions.
+ * evictions. A wish already applied is checked again (one GET) after {@link #RECHECK}.
  */
 public final class NodeTaints implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeTaints.class);
@@ -52,6 +52,14 @@ public final class NodeTaints implements AutoCloseable {
   private final AtomicReference<Set<NodeConditionType>> wanted = new AtomicReference<>();
   private final Object lock = new Object();
   private Set<NodeConditionType> applied;
+  private java.time.Instant appliedAt;
+
+  /**
+   * How long a wish already applied is trusted: after that the Node is read again (one GET), so a
+   * taint someone removed by hand comes back while the condition holds.
+   */
+  public static final java.time.Duration RECHECK = java.time.Duration.ofMinutes(1);
+
   private Thread worker;
   private volatile boolean closed;
 
@@ -80,7 +88,9 @@ public final class NodeTaints implements AutoCloseable {
     }
     Set<NodeConditionType> w = Set.copyOf(conditions);
     synchronized (lock) {
-      if (w.equals(applied) && wanted.get() == null) {
+      if (w.equals(applied)
+          && wanted.get() == null
+          && clock.instant().isBefore(appliedAt.plus(RECHECK))) {
         return;
       }
       wanted.set(w);
@@ -90,6 +100,13 @@ public final class NodeTaints implements AutoCloseable {
         worker.start();
       }
       lock.notifyAll();
+    }
+  }
+
+  /** Whether {@code conditions} is the wish last applied (for tests). */
+  boolean isApplied(Set<NodeConditionType> conditions) {
+    synchronized (lock) {
+      return conditions.equals(applied) && wanted.get() == null;
     }
   }
 
@@ -113,6 +130,7 @@ public final class NodeTaints implements AutoCloseable {
       boolean ok = reconcile(w);
       synchronized (lock) {
         applied = ok ? w : null;
+        appliedAt = clock.instant();
       }
     }
   }

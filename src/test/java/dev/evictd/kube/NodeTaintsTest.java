@@ -233,4 +233,32 @@ class NodeTaintsTest {
                 Duration.ofSeconds(10)))
         .isTrue();
   }
+
+  @Test
+  void aTaintRemovedByHandComesBackAtTheNextCheckWhileTheConditionHolds() {
+    node();
+    taints.want(Set.of(NodeConditionType.MemoryPressure));
+    assertThat(
+            FakeKubeApiServer.await(
+                () -> taints.isApplied(Set.of(NodeConditionType.MemoryPressure)),
+                Duration.ofSeconds(10)))
+        .isTrue();
+    assertThat(keys()).containsExactly("evictd.dev/memory-pressure");
+    Node n = api.node("node-a").orElseThrow();
+    n.getSpec().setTaints(List.of());
+    api.updateNode(n);
+
+    // the same wish within the recheck period writes nothing
+    assertThat(FakeKubeApiServer.await(() -> keys().isEmpty(), Duration.ofSeconds(10))).isTrue();
+    int gets = api.requests("GET", NODE).size();
+    taints.want(Set.of(NodeConditionType.MemoryPressure));
+    clock.advance(NodeTaints.RECHECK);
+    taints.want(Set.of(NodeConditionType.MemoryPressure));
+
+    assertThat(
+            FakeKubeApiServer.await(
+                () -> keys().equals(List.of("evictd.dev/memory-pressure")), Duration.ofSeconds(10)))
+        .isTrue();
+    assertThat(api.requests("GET", NODE)).hasSize(gets + 1);
+  }
 }
