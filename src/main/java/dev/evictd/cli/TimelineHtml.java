@@ -47,6 +47,9 @@ final class TimelineHtml {
   private static final int PLOT_TOP = 40;
   private static final int PLOT_BOTTOM = 10;
   private static final int CONDITION_ROW = 20;
+  private static final int QUIET_LANE = 96; // a signal without thresholds
+  private static final int MIN_GAP = 62;
+  private static final int STEP_PAD = 30;
   private static final int EVENT_ROW = 18;
   private static final double CHAR = 6.4; // average width of an 11px sans-serif character
 
@@ -84,8 +87,9 @@ final class TimelineHtml {
   private final List<EvictionPlan> plans;
   private final Map<Integer, List<String>> diffs = new LinkedHashMap<>();
   private final StringBuilder svg = new StringBuilder();
-  private double lo;
-  private double hi;
+  private double[] stepSec = new double[0];
+  private double[] stepX = new double[0];
+  private double pxPerSecondAfter;
 
   private TimelineHtml(Input in) {
     this.in = in;
@@ -137,7 +141,17 @@ final class TimelineHtml {
         .append(esc(in.title()))
         .append("</h1>\n");
     if (in.description() != null && !in.description().isBlank()) {
-      h.append("<p class=\"description\">").append(esc(in.description().strip())).append("</p>\n");
+      String d = in.description().strip();
+      // a long story (the ported kubelet cases have them) folds away so that the picture leads
+      if (d.length() > 320) {
+        h.append("<details class=\"description\"><summary>")
+            .append(esc(d.substring(0, 200)))
+            .append("…</summary>")
+            .append(esc(d))
+            .append("</details>\n");
+      } else {
+        h.append("<p class=\"description\">").append(esc(d)).append("</p>\n");
+      }
     }
     h.append("<p class=\"meta\">").append(esc(in.source())).append("<br>rules ");
     rulesLine(h, in.a().rules());
@@ -380,7 +394,7 @@ final class TimelineHtml {
     int eventsHeight = 18 + eventRows * EVENT_ROW + PLOT_BOTTOM;
     int height =
         AXIS_HEIGHT
-            + signals.size() * (SIGNAL_LANE + LANE_GAP)
+            + signals.stream().mapToInt(s -> laneHeight(s) + LANE_GAP).sum()
             + conditionsHeight
             + LANE_GAP
             + eventsHeight
@@ -407,13 +421,20 @@ final class TimelineHtml {
     axis(y, bottom);
     for (Signal s : signals) {
       signalLane(s, y);
-      y += SIGNAL_LANE + LANE_GAP;
+      y += laneHeight(s) + LANE_GAP;
     }
     conditionsLane(conds, y);
     y += conditionsHeight + LANE_GAP;
     eventsLane(y);
     svg.append("</svg>\n");
     return svg.toString();
+  }
+
+  /** A signal with thresholds gets the room to show them; one without, a smaller lane. */
+  private int laneHeight(Signal s) {
+    return in.config().thresholds().stream().anyMatch(t -> t.signal() == s)
+        ? SIGNAL_LANE
+        : QUIET_LANE;
   }
 
   /** The signals observed in any step, in the order the eviction manager handles them. */
@@ -457,13 +478,41 @@ final class TimelineHtml {
     return rows;
   }
 
-  /** The time range drawn: every step, padded; a single step sits in the middle. */
+  /**
+   * Where each step sits. Steps are what a fixture is made of, so each gap between two steps gets
+   * room for its labels (a minimum width, even between syncs at the same time), and the rest of the
+   * width is shared in proportion to the time that passed; a single step sits in the middle.
+   */
   private void domain() {
-    double first = seconds(plans.isEmpty() ? in.start() : plans.get(0).now());
-    double last = seconds(plans.isEmpty() ? in.start() : plans.get(plans.size() - 1).now());
-    double pad = Math.max((last - first) * 0.06, 5);
-    lo = first - pad;
-    hi = last + pad;
+    int n = plans.size();
+    stepSec = new double[n];
+    stepX = new double[n];
+    for (int i = 0; i < n; i++) {
+      stepSec[i] = seconds(plans.get(i).now());
+    }
+    double plot = WIDTH - LEFT - RIGHT;
+    if (n <= 1) {
+      if (n == 1) {
+        stepX[0] = LEFT + plot / 2;
+      }
+      pxPerSecondAfter = plot / 2 / 60;
+      return;
+    }
+    double inner = plot - 2 * STEP_PAD;
+    double min = Math.min(MIN_GAP, inner / (n - 1));
+    double total = stepSec[n - 1] - stepSec[0];
+    double rest = inner - min * (n - 1);
+    stepX[0] = LEFT + STEP_PAD;
+    for (int i = 1; i < n; i++) {
+      double gap = Math.max(0, stepSec[i] - stepSec[i - 1]);
+      stepX[i] = stepX[i - 1] + min + (total > 0 ? gap / total * rest : rest / (n - 1));
+    }
+    double lastGap = stepSec[n - 1] - stepSec[n - 2];
+    pxPerSecondAfter = lastGap > 0 ? (stepX[n - 1] - stepX[n - 2]) / lastGap : STEP_PAD / 5.0;
+  }
+
+  private double sx(int step) {
+    return stepX[Math.min(step, stepX.length - 1)];
   }
 
   private double seconds(Instant i) {
@@ -474,19 +523,34 @@ final class TimelineHtml {
     return x(seconds(i));
   }
 
+  /** A time on the axis: between the steps around it, linearly; past the last one, at its pace. */
   private double x(double s) {
-    double w = WIDTH - LEFT - RIGHT;
-    double v = LEFT + (s - lo) / (hi - lo) * w;
+    int n = stepX.length;
+    double v;
+    if (n == 0) {
+      v = LEFT;
+    } else if (s <= stepSec[0]) {
+      v = stepX[0];
+    } else if (s >= stepSec[n - 1]) {
+      v = stepX[n - 1] + (s - stepSec[n - 1]) * pxPerSecondAfter;
+    } else {
+      int i = 0;
+      while (i + 1 < n && stepSec[i + 1] < s) {
+        i++;
+      }
+      double gap = stepSec[i + 1] - stepSec[i];
+      v = gap <= 0 ? stepX[i] : stepX[i] + (s - stepSec[i]) / gap * (stepX[i + 1] - stepX[i]);
+    }
     return Math.max(LEFT, Math.min(WIDTH - RIGHT, v));
   }
 
   private void axis(int top, int bottom) {
     svg.append("<g class=\"axis\">\n");
     line(LEFT, top, WIDTH - RIGHT, top, "axis-line", "#57606a");
-    double[] rowEnd = {Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY};
+    double[] rowEnd = {Double.NEGATIVE_INFINITY};
     for (int i = 0; i < plans.size(); i++) {
       EvictionPlan p = plans.get(i);
-      double x = x(p.now());
+      double x = sx(i);
       String tip = "step " + (i + 1) + " at t=" + t(p.now()) + " (" + p.now() + ")";
       svg.append("<line class=\"step\" x1=\"")
           .append(f(x))
@@ -499,16 +563,15 @@ final class TimelineHtml {
           .append("\" stroke=\"#d0d7de\" stroke-dasharray=\"2 3\"><title>")
           .append(esc(tip))
           .append("</title></line>\n");
-      String label = "step " + (i + 1) + " · t=" + t(p.now());
-      double w = label.length() * CHAR;
-      for (int row = 0; row < 2; row++) {
-        if (x - w / 2 > rowEnd[row] + 6) {
-          double lx = Math.max(x, w / 2 + 2);
-          lx = Math.min(lx, WIDTH - w / 2 - 2);
-          text(lx, top - 28 + row * 14, "middle", "step-label", label, tip, null);
-          rowEnd[row] = lx + w / 2;
-          break;
-        }
+      // two lines, "step N" over "t=...": narrow enough for the minimum gap
+      String l1 = "step " + (i + 1);
+      String l2 = "t=" + t(p.now());
+      double w = Math.max(l1.length(), l2.length()) * CHAR;
+      if (x - w / 2 > rowEnd[0] + 4) {
+        double lx = Math.min(Math.max(x, w / 2 + 2), WIDTH - w / 2 - 2);
+        text(lx, top - 26, "middle", "step-label", l1, tip, null);
+        text(lx, top - 12, "middle", "step-time", l2, tip, null);
+        rowEnd[0] = lx + w / 2;
       }
     }
     svg.append("</g>\n");
@@ -517,7 +580,7 @@ final class TimelineHtml {
   private void diffBands(int top, int bottom) {
     diffs.forEach(
         (i, d) -> {
-          double x = x(plans.get(i).now());
+          double x = sx(i);
           svg.append("<rect class=\"diff\" data-step=\"")
               .append(i + 1)
               .append("\" x=\"")
@@ -534,7 +597,7 @@ final class TimelineHtml {
 
   private void signalLane(Signal s, int top) {
     int plotTop = top + PLOT_TOP;
-    int plotBottom = top + SIGNAL_LANE - PLOT_BOTTOM;
+    int plotBottom = top + laneHeight(s) - PLOT_BOTTOM;
     long max = 1;
     long capacity = 0;
     for (EvictionPlan p : plans) {
@@ -551,8 +614,9 @@ final class TimelineHtml {
       }
     }
     double top2 = max * 1.1;
+    // a square-root scale: the thresholds, small beside the capacity, get room near the bottom
     java.util.function.DoubleUnaryOperator y =
-        v -> plotBottom - Math.max(0, Math.min(v, top2)) / top2 * (plotBottom - plotTop);
+        v -> plotBottom - Math.sqrt(Math.max(0, Math.min(v, top2)) / top2) * (plotBottom - plotTop);
     svg.append("<g class=\"lane signal\" data-signal=\"").append(esc(s.key())).append("\">\n");
     svg.append("<rect class=\"plot\" x=\"")
         .append(LEFT)
@@ -569,11 +633,26 @@ final class TimelineHtml {
         top + 31,
         "start",
         "lane-subtitle",
-        capacity > 0 ? "available, of " + human(capacity, s) : "available",
+        (capacity > 0 ? "available, of " + human(capacity, s) : "available") + " (√ scale)",
         null,
         null);
     text(LEFT - 6, plotTop + 4, "end", "tick", human((long) top2, s), null, null);
     text(LEFT - 6, plotBottom, "end", "tick", "0", null, null);
+    text(
+        LEFT - 6,
+        (plotTop + plotBottom) / 2.0 + 4,
+        "end",
+        "tick",
+        human((long) (top2 / 4), s),
+        null,
+        null);
+    line(
+        LEFT - 3,
+        (plotTop + plotBottom) / 2.0,
+        LEFT,
+        (plotTop + plotBottom) / 2.0,
+        "tick",
+        "#57606a");
 
     List<double[]> rightLabels = new ArrayList<>();
     List<String[]> rightTexts = new ArrayList<>();
@@ -596,8 +675,8 @@ final class TimelineHtml {
         if (st == null || st.quantity() == null) {
           continue;
         }
-        double x0 = i == 0 ? LEFT : x(plans.get(i).now());
-        double x1 = i + 1 < plans.size() ? x(plans.get(i + 1).now()) : WIDTH - RIGHT;
+        double x0 = i == 0 ? LEFT : sx(i);
+        double x1 = i + 1 < plans.size() ? sx(i + 1) : WIDTH - RIGHT;
         double yy = y.applyAsDouble(amount(st.quantity()));
         path.append(path.isEmpty() ? "M" : "L")
             .append(f(x0))
@@ -639,7 +718,7 @@ final class TimelineHtml {
         if (o.signal() != s) {
           continue;
         }
-        double xx = x(p.now());
+        double xx = sx(i);
         double yy = y.applyAsDouble(o.available());
         pts.append(pts.isEmpty() ? "" : " ").append(f(xx)).append(',').append(f(yy));
         dots.append("<circle class=\"observation\" data-step=\"")
@@ -754,7 +833,7 @@ final class TimelineHtml {
       if (acted == null || acted.quantity() == null) {
         continue;
       }
-      double cx = x(p.now());
+      double cx = sx(i);
       double cy = y.applyAsDouble(amount(acted.quantity()));
       svg.append("<path class=\"acted\" data-step=\"")
           .append(i + 1)
@@ -864,8 +943,8 @@ final class TimelineHtml {
           while (j + 1 < ps.size() && ps.get(j + 1).conditions().contains(c)) {
             j++;
           }
-          double x0 = x(ps.get(i).now());
-          double x1 = j + 1 < ps.size() ? x(ps.get(j + 1).now()) : WIDTH - RIGHT;
+          double x0 = sx(i);
+          double x1 = j + 1 < ps.size() ? sx(j + 1) : WIDTH - RIGHT;
           String tip =
               c.name()
                   + " True from step "
@@ -936,7 +1015,7 @@ final class TimelineHtml {
     List<EvictionPlan> ps = run.plans();
     for (int i = 0; i < ps.size(); i++) {
       EvictionPlan p = ps.get(i);
-      double x = x(p.now());
+      double x = sx(i);
       double room = labelRoom(ps, i);
       int row = 0;
       if (p.failed()) {
@@ -1020,12 +1099,12 @@ final class TimelineHtml {
 
   /** How wide a label right of step {@code i}'s marker may be: up to the next marker. */
   private double labelRoom(List<EvictionPlan> ps, int i) {
-    double x = x(ps.get(i).now());
+    double x = sx(i);
     double limit = WIDTH - 4;
     for (int j = i + 1; j < ps.size(); j++) {
       EvictionPlan q = ps.get(j);
       if (!q.decisions().isEmpty() || !q.reclaimed().isEmpty() || q.failed()) {
-        limit = Math.min(limit, x(q.now()) - 8);
+        limit = Math.min(limit, sx(j) - 8);
         break;
       }
     }
@@ -1237,7 +1316,8 @@ final class TimelineHtml {
       h1 { font-size: 20px; margin: 0 0 6px; }
       h2 { font-size: 16px; margin: 22px 0 6px; }
       h3 { font-size: 13px; margin: 14px 0 4px; }
-      p.meta, p.description { margin: 2px 0 6px; color: #57606a; }
+      p.meta, .description { margin: 2px 0 6px; color: #57606a; }
+      summary { cursor: pointer; }
       code { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12px; }
       figure { margin: 10px 0; }
       figcaption { color: #57606a; margin-top: 4px; }
