@@ -378,7 +378,9 @@ final class TimelineHtml {
             .append(String.format(Locale.ROOT, "%,d", p.ranking().size() - n))
             .append(" more pods (")
             .append(String.format(Locale.ROOT, "%,d", p.ranking().size()))
-            .append(" ranked; <code>evictd replay --full-ranking</code> lists them all)</p>\n");
+            .append(
+                " ranked; the text of <code>evictd replay --full-ranking</code> or <code>evictd plan</code>"
+                    + " lists them all)</p>\n");
       }
     }
   }
@@ -574,6 +576,28 @@ final class TimelineHtml {
         rowEnd[0] = lx + w / 2;
       }
     }
+    // where the rule sets differ: a mark on the axis too, as lanes drawn later cover the band
+    diffs.forEach(
+        (i, d) -> {
+          double x = sx(i);
+          svg.append("<path class=\"diff-mark\" data-step=\"")
+              .append(i + 1)
+              .append("\" d=\"M")
+              .append(f(x - 6))
+              .append(' ')
+              .append(top - 5)
+              .append("L")
+              .append(f(x + 6))
+              .append(' ')
+              .append(top - 5)
+              .append("L")
+              .append(f(x))
+              .append(' ')
+              .append(top + 5)
+              .append("Z\" fill=\"#bf3989\"><title>")
+              .append(esc(String.join("\n", d)))
+              .append("</title></path>\n");
+        });
     svg.append("</g>\n");
   }
 
@@ -659,7 +683,7 @@ final class TimelineHtml {
     // soft grace windows, under everything else
     for (Threshold th : in.config().thresholds()) {
       if (th.signal() == s && !th.isHard()) {
-        graceWindows(th, plotTop, plotBottom);
+        graceWindows(th, plotTop, plotBottom, graceLabelY(s, y, plotTop, plotBottom));
       }
     }
     // thresholds: a stepped line over the steps where the threshold has an amount
@@ -760,7 +784,26 @@ final class TimelineHtml {
   /**
    * Shades each soft grace period: from when the threshold was first observed met, for its grace.
    */
-  private void graceWindows(Threshold th, int plotTop, int plotBottom) {
+  /**
+   * Where grace labels go: at the top of the lane, or at its bottom when a threshold line runs
+   * through the top (a label on a dashed line reads badly).
+   */
+  private double graceLabelY(
+      Signal s, java.util.function.DoubleUnaryOperator y, int plotTop, int plotBottom) {
+    for (EvictionPlan p : plans) {
+      for (EvictionPlan.ThresholdStatus st : p.thresholds()) {
+        if (st.threshold().signal() == s && st.quantity() != null) {
+          double ty = y.applyAsDouble(amount(st.quantity()));
+          if (ty < plotTop + 18) {
+            return plotBottom - 5;
+          }
+        }
+      }
+    }
+    return plotTop + 13;
+  }
+
+  private void graceWindows(Threshold th, int plotTop, int plotBottom, double labelY) {
     Instant started = null;
     Instant endedAt = null;
     List<Instant[]> windows = new ArrayList<>();
@@ -811,7 +854,7 @@ final class TimelineHtml {
           .append("</title></rect>\n");
       String label = "grace " + GoDuration.format(th.gracePeriod());
       if (x1 - x0 > label.length() * CHAR + 8) {
-        text((x0 + x1) / 2, plotTop + 13, "middle", "grace-label", label, tip, null);
+        text((x0 + x1) / 2, labelY, "middle", "grace-label", label, tip, null);
       }
     }
   }

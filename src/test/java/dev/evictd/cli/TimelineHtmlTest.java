@@ -170,11 +170,13 @@ class TimelineHtmlTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {SOFT, RATE_GUARD, SCALE})
+  @ValueSource(strings = {SOFT, RATE_GUARD, RATE_GUARD + " --against default", SCALE})
   void chromiumShowsItWithEveryLabelInsideThePictureAndClearOfTheOthers(
-      String fixture, @TempDir Path dir) throws Exception {
+      String command, @TempDir Path dir) throws Exception {
     Path chromium = chromium();
-    String page = render(dir, fixture);
+    String[] words = command.split(" ");
+    String fixture = words[0];
+    String page = render(dir, fixture, java.util.Arrays.copyOfRange(words, 1, words.length));
     Document svg = svg(page);
     double[] vb = viewBox(svg.getDocumentElement());
 
@@ -189,7 +191,11 @@ class TimelineHtmlTest {
     assertThat(image).as("a PNG").isNotNull();
     assertThat(image.getWidth()).isEqualTo(1280);
     assertThat(colours(image)).as("something is drawn, not a blank page").isGreaterThan(20);
-    keep(png, Path.of(fixture).getFileName().toString().replace(".yaml", ".png"));
+    keep(
+        png,
+        Path.of(fixture).getFileName().toString().replace(".yaml", "")
+            + (words.length > 1 ? "-against" : "")
+            + ".png");
 
     JsonNode layout = layout(chromium, dir, page);
     assertThat(layout.get("width").asDouble()).isEqualTo(vb[0]);
@@ -271,6 +277,7 @@ class TimelineHtmlTest {
     assertThat(differing).as("the example differs from the defaults").isNotEmpty();
     Document svg = svg(page);
     assertThat(attrs(svg, "rect", "diff", "data-step")).containsExactlyElementsOf(differing);
+    assertThat(attrs(svg, "path", "diff-mark", "data-step")).containsExactlyElementsOf(differing);
     assertThat(evictions(svg)).containsAll(evictedB);
     assertThat(page)
         .contains("Where the rule sets decide differently")
@@ -519,7 +526,7 @@ class TimelineHtmlTest {
             out.texts.push({cls: t.getAttribute('class'), s: t.firstChild ? t.firstChild.nodeValue : '',
                             x: b.x, y: b.y, w: b.width, h: b.height});
           });
-          var sel = '.eviction, .acted, .reclaim, .failed, .condition, .grace, .threshold, .available, .observation, .diff';
+          var sel = '.eviction, .acted, .reclaim, .failed, .condition, .grace, .threshold, .available, .observation, .diff, .diff-mark';
           var marks = svg.querySelectorAll(sel);
           out.expectedMarks = marks.length;
           marks.forEach(function (e) {
