@@ -108,12 +108,14 @@ final class ReplayCommand implements Callable<Integer> {
     RuleSet b = against == null ? null : DiffCommand.load(against);
     FixtureResult r = new FixtureRunner(p -> rs).run(f, b == null);
     if (r.status() == FixtureResult.Status.ERROR && r.plans().isEmpty()) {
-      throw new dev.evictd.api.FixtureException(f.file() + ": " + r.mismatch());
+      out.println("result   ERROR: " + r.mismatch() + " (no timeline written)");
+      out.flush();
+      return Main.BAD_INPUT;
     }
     FixtureResult rb = b == null ? null : new FixtureRunner(p -> b).run(f, false);
     String result =
         switch (r.status()) {
-          case PASSED -> "PASS (" + r.plans().size() + " steps, expectations hold)";
+          case PASSED -> "PASS (expectations hold)";
           case FAILED -> "FAIL: " + r.mismatch();
           default -> "ERROR: " + r.mismatch();
         };
@@ -130,7 +132,14 @@ final class ReplayCommand implements Callable<Integer> {
                 result));
     TimelineHtml.write(html, page);
     out.println(
-        "timeline of " + r.plans().size() + " steps written to " + html + " (" + result + ")");
+        "timeline of "
+            + r.plans().size()
+            + (r.plans().size() == 1 ? " step" : " steps")
+            + " written to "
+            + html
+            + " ("
+            + result
+            + ")");
     out.flush();
     return exitCode(r);
   }

@@ -496,7 +496,15 @@ class TimelineHtmlTest {
     }
   }
 
+  /** Chromium: {@code -Devictd.chromium=PATH} if given, else {@code chromium} on the PATH. */
   static Path chromium() {
+    String given = System.getProperty("evictd.chromium");
+    if (given != null) {
+      assumeTrue(
+          Files.isExecutable(Path.of(given)),
+          "-Devictd.chromium=" + given + " is not an executable: not rendered");
+      return Path.of(given);
+    }
     for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
       for (String name : List.of("chromium", "chromium-browser")) {
         Path p = Path.of(dir, name);
