@@ -634,6 +634,10 @@ final class TimelineHtml {
       for (EvictionPlan.ThresholdStatus st : p.thresholds()) {
         if (st.threshold().signal() == s && st.quantity() != null) {
           max = Math.max(max, amount(st.quantity()));
+          Long cap = capacity(p, s);
+          if (st.threshold().minReclaim() != null && cap != null) {
+            max = Math.max(max, amount(st.threshold().quantityWithMinReclaim(cap)));
+          }
         }
       }
     }
@@ -730,6 +734,7 @@ final class TimelineHtml {
           .append("</title></path>\n");
       rightLabels.add(new double[] {lastY});
       rightTexts.add(new String[] {th.id() + " " + lastQ, cls, PlanText.describe(th)});
+      minReclaim(s, th, y, cls, rightLabels, rightTexts);
     }
     // the available amount
     StringBuilder pts = new StringBuilder();
@@ -782,8 +787,79 @@ final class TimelineHtml {
   }
 
   /**
-   * Shades each soft grace period: from when the threshold was first observed met, for its grace.
+   * The amount a threshold must be cleared by before it counts as resolved (threshold plus minimum
+   * reclaim), a dotted line over the steps where the threshold is met or not yet resolved.
    */
+  private void minReclaim(
+      Signal s,
+      Threshold th,
+      java.util.function.DoubleUnaryOperator y,
+      String cls,
+      List<double[]> rightLabels,
+      List<String[]> rightTexts) {
+    if (th.minReclaim() == null) {
+      return;
+    }
+    StringBuilder path = new StringBuilder();
+    double lastY = 0;
+    Quantity lastQ = null;
+    for (int i = 0; i < plans.size(); i++) {
+      EvictionPlan.ThresholdStatus st = status(plans.get(i), th);
+      Long capacity = capacity(plans.get(i), s);
+      if (st == null || capacity == null || !(st.met() || st.unresolved())) {
+        continue;
+      }
+      Quantity q = th.quantityWithMinReclaim(capacity);
+      double yy = y.applyAsDouble(amount(q));
+      double x0 = sx(i);
+      double x1 = i + 1 < plans.size() ? sx(i + 1) : WIDTH - RIGHT;
+      path.append("M")
+          .append(f(x0))
+          .append(' ')
+          .append(f(yy))
+          .append("L")
+          .append(f(x1))
+          .append(' ')
+          .append(f(yy));
+      lastY = yy;
+      lastQ = q;
+    }
+    if (lastQ == null) {
+      return;
+    }
+    String tip =
+        th.id()
+            + ": resolved only when "
+            + s.key()
+            + " is at least "
+            + lastQ
+            + " (threshold + min reclaim "
+            + th.minReclaim()
+            + ")";
+    svg.append("<path class=\"min-reclaim ")
+        .append(cls)
+        .append("\" data-threshold=\"")
+        .append(esc(th.id()))
+        .append("\" d=\"")
+        .append(path)
+        .append("\" fill=\"none\" stroke=\"")
+        .append(th.isHard() ? "#cf222e" : "#bf8700")
+        .append("\" stroke-width=\"1\" stroke-dasharray=\"1 3\"><title>")
+        .append(esc(tip))
+        .append("</title></path>\n");
+    rightLabels.add(new double[] {lastY});
+    rightTexts.add(new String[] {"+ min reclaim " + th.minReclaim() + " = " + lastQ, cls, tip});
+  }
+
+  private static Long capacity(EvictionPlan p, Signal s) {
+    for (Observation o : p.observations()) {
+      if (o.signal() == s) {
+        return o.capacity();
+      }
+    }
+    return null;
+  }
+
   /**
    * Where grace labels go: at the top of the lane, or at its bottom when a threshold line runs
    * through the top (a label on a dashed line reads badly).
@@ -803,6 +879,9 @@ final class TimelineHtml {
     return plotTop + 13;
   }
 
+  /**
+   * Shades each soft grace period: from when the threshold was first observed met, for its grace.
+   */
   private void graceWindows(Threshold th, int plotTop, int plotBottom, double labelY) {
     Instant started = null;
     Instant endedAt = null;

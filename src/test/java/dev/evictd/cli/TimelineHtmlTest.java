@@ -49,6 +49,8 @@ class TimelineHtmlTest {
   static final String RATE_GUARD =
       "fixtures/examples/eviction-rate-guard/soft-thresholds-count-only-evictions.yaml";
   static final String SCALE = "fixtures/scale/memory-5000-pods.yaml";
+  static final String MIN_RECLAIM = "fixtures/memory/min-reclaim.yaml";
+  static final String DISK_RECLAIM = "fixtures/disk/node-reclaim-imagefs-split.yaml";
   static final String EVIL_NAME = "<script>alert(1)</script>\"x";
   static final String EVIL_NAMESPACE = "ns&'";
 
@@ -83,7 +85,7 @@ class TimelineHtmlTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {SOFT, RATE_GUARD, SCALE})
+  @ValueSource(strings = {SOFT, RATE_GUARD, SCALE, MIN_RECLAIM, DISK_RECLAIM})
   void theSvgDrawsEveryLaneThresholdConditionAndEviction(String fixture, @TempDir Path dir)
       throws Exception {
     String page = render(dir, fixture);
@@ -115,6 +117,19 @@ class TimelineHtmlTest {
     assertThat(new HashSet<>(attrs(svg, "path", "threshold", "data-threshold")))
         .isEqualTo(thresholds);
     assertThat(new HashSet<>(attrs(svg, "rect", "grace", "data-threshold"))).isEqualTo(soft);
+    Set<String> minReclaim = new HashSet<>();
+    int reclaims = 0;
+    for (EvictionPlan p : plans) {
+      for (EvictionPlan.ThresholdStatus s : p.thresholds()) {
+        if (s.threshold().minReclaim() != null && (s.met() || s.unresolved())) {
+          minReclaim.add(s.threshold().id());
+        }
+      }
+      reclaims += !p.failed() && !p.reclaimed().isEmpty() ? 1 : 0;
+    }
+    assertThat(new HashSet<>(attrs(svg, "path", "min-reclaim", "data-threshold")))
+        .isEqualTo(minReclaim);
+    assertThat(elements(svg, "rect", "reclaim")).hasSize(reclaims);
 
     List<String> acted = new ArrayList<>();
     List<String> evicted = new ArrayList<>();
@@ -534,7 +549,7 @@ class TimelineHtmlTest {
             out.texts.push({cls: t.getAttribute('class'), s: t.firstChild ? t.firstChild.nodeValue : '',
                             x: b.x, y: b.y, w: b.width, h: b.height});
           });
-          var sel = '.eviction, .acted, .reclaim, .failed, .condition, .grace, .threshold, .available, .observation, .diff, .diff-mark';
+          var sel = '.eviction, .acted, .reclaim, .failed, .condition, .grace, .threshold, .available, .observation, .diff, .diff-mark, .min-reclaim';
           var marks = svg.querySelectorAll(sel);
           out.expectedMarks = marks.length;
           marks.forEach(function (e) {
