@@ -75,6 +75,20 @@ final class PlanCommand implements Callable<Integer> {
       description = "Explain the decision: keys, rules that fired and the facts they matched.")
   boolean explain;
 
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description = "Write the sync as one self-contained HTML page (an SVG picture and tables).")
+  Path html;
+
+  @Option(
+      names = "--against",
+      paramLabel = "DIR",
+      description =
+          "With --html: a second rule set (\"default\": the packaged rules) drawn over the first"
+              + " where the two decide differently.")
+  String against;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -108,6 +122,12 @@ final class PlanCommand implements Callable<Integer> {
     YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
     EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
     RuleSet rs = rules.resolve(null);
+    if (against != null && html == null) {
+      throw new ConfigException("--against needs --html");
+    }
+    if (html != null) {
+      return writeHtml(out, ec, rs, summary, pods);
+    }
     EvictionPlan plan;
     try (Planner planner = new Planner(rs, ec)) {
       Instant now = Instant.now();
@@ -128,6 +148,37 @@ final class PlanCommand implements Callable<Integer> {
         }
       }
     }
+    out.flush();
+    return plan.failed() ? Main.FAILED : Main.OK;
+  }
+
+  private int writeHtml(
+      PrintWriter out, EvictionConfig ec, RuleSet rs, Summary summary, List<Pod> pods) {
+    RuleSet b = against == null ? null : DiffCommand.load(against);
+    Instant now = Instant.now();
+    EvictionPlan plan;
+    EvictionPlan planB = null;
+    try (Planner planner = new Planner(rs, ec)) {
+      plan = planner.sync(now, summary, pods, PlannerHooks.noReclaim(summary));
+    }
+    if (b != null) {
+      try (Planner planner = new Planner(b, ec)) {
+        planB = planner.sync(now, summary, pods, PlannerHooks.noReclaim(summary));
+      }
+    }
+    String page =
+        TimelineHtml.render(
+            new TimelineHtml.Input(
+                "plan: " + ec.nodeName() + ", " + pods.size() + " pods",
+                null,
+                "captured: config " + config + ", pods " + podsFile + ", summary " + summaryFile,
+                ec,
+                now,
+                new TimelineHtml.Run(rs, List.of(plan)),
+                planB == null ? null : new TimelineHtml.Run(b, List.of(planB)),
+                null));
+    TimelineHtml.write(html, page);
+    out.println("plan of " + pods.size() + " pods written to " + html);
     out.flush();
     return plan.failed() ? Main.FAILED : Main.OK;
   }

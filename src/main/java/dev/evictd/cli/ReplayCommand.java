@@ -33,6 +33,21 @@ final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--full-ranking", description = "Print every ranked pod, not only the head.")
   boolean fullRanking;
 
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description =
+          "Write the timeline as one self-contained HTML page (an SVG picture and tables).")
+  Path html;
+
+  @Option(
+      names = "--against",
+      paramLabel = "DIR",
+      description =
+          "With --html: a second rule set (\"default\": the packaged rules) drawn over the first"
+              + " where the two decide differently.")
+  String against;
+
   @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
   Path fixture;
 
@@ -43,6 +58,13 @@ final class ReplayCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Fixture f = FixtureLoader.load(fixture);
     RuleSet rs = rules.resolve(f.rules());
+    if (against != null && html == null) {
+      throw new dev.evictd.api.ConfigException(
+          "--against needs --html (evictd diff compares rule sets as text)");
+    }
+    if (html != null) {
+      return writeHtml(out, f, rs);
+    }
     FixtureResult r = new FixtureRunner(p -> rs).run(f);
     if ("json".equals(output)) {
       out.println(PlanJson.replay(f, rs, r));
@@ -69,8 +91,56 @@ final class ReplayCommand implements Callable<Integer> {
       default -> out.println("result   ERROR: " + r.mismatch());
     }
     out.flush();
+    return exitCode(r);
+  }
+
+  private static int exitCode(FixtureResult r) {
     return r.passed()
         ? Main.OK
         : (r.status() == FixtureResult.Status.FAILED ? Main.FAILED : Main.BAD_INPUT);
+  }
+
+  /**
+   * The timeline as HTML. With {@code --against} both rule sets run every step, as in {@code evictd
+   * diff}; without, the run stops at the first mismatch, as the text timeline does.
+   */
+  private int writeHtml(PrintWriter out, Fixture f, RuleSet rs) {
+    RuleSet b = against == null ? null : DiffCommand.load(against);
+    FixtureResult r = new FixtureRunner(p -> rs).run(f, b == null);
+    if (r.status() == FixtureResult.Status.ERROR && r.plans().isEmpty()) {
+      out.println("result   ERROR: " + r.mismatch() + " (no timeline written)");
+      out.flush();
+      return Main.BAD_INPUT;
+    }
+    FixtureResult rb = b == null ? null : new FixtureRunner(p -> b).run(f, false);
+    String result =
+        switch (r.status()) {
+          case PASSED -> "PASS (expectations hold)";
+          case FAILED -> "FAIL: " + r.mismatch();
+          default -> "ERROR: " + r.mismatch();
+        };
+    String page =
+        TimelineHtml.render(
+            new TimelineHtml.Input(
+                f.name(),
+                f.description(),
+                "fixture " + f.file(),
+                f.config(),
+                FixtureRunner.START,
+                new TimelineHtml.Run(rs, r.plans()),
+                rb == null ? null : new TimelineHtml.Run(b, rb.plans()),
+                result));
+    TimelineHtml.write(html, page);
+    out.println(
+        "timeline of "
+            + r.plans().size()
+            + (r.plans().size() == 1 ? " step" : " steps")
+            + " written to "
+            + html
+            + " ("
+            + result
+            + ")");
+    out.flush();
+    return exitCode(r);
   }
 }
