@@ -51,6 +51,7 @@ public final class NodeDoctor {
   private final HostPaths paths;
   private final Clock clock;
   private final Path shm;
+  private final java.util.Map<String, String> listedPods;
 
   /**
    * A doctor for the host seen through {@code paths}; the memcg probe writes its tmpfs file in
@@ -61,9 +62,23 @@ public final class NodeDoctor {
   }
 
   NodeDoctor(HostPaths paths, Clock clock, Path shm) {
+    this(paths, clock, shm, null);
+  }
+
+  private NodeDoctor(
+      HostPaths paths, Clock clock, Path shm, java.util.Map<String, String> listedPods) {
     this.paths = paths;
     this.clock = clock;
     this.shm = shm;
+    this.listedPods = listedPods;
+  }
+
+  /**
+   * The same doctor, also checking that each of {@code runningPods} (pod UID → {@code
+   * namespace/name}, the running pods the API lists for this node) has a pod cgroup.
+   */
+  public NodeDoctor withPods(java.util.Map<String, String> runningPods) {
+    return new NodeDoctor(paths, clock, shm, java.util.Map.copyOf(runningPods));
   }
 
   /** Runs every check, in order; never throws. */
@@ -73,7 +88,13 @@ public final class NodeDoctor {
         Native.available()
             ? new Check("native", Status.OK, "libc bound through jnr-ffi")
             : new Check("native", Status.FAIL, Native.unavailableReason()));
-    Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+    Cgroups cgroups;
+    try {
+      cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+    } catch (dev.evictd.api.EvictdException e) {
+      out.add(new Check("pods-cgroup", Status.FAIL, e.getMessage()));
+      return out;
+    }
     out.add(
         new Check(
             "cgroup", cgroups.version().isPresent() ? Status.OK : Status.FAIL, cgroups.describe()));
@@ -258,7 +279,12 @@ public final class NodeDoctor {
                     new Check(
                         "pods-cgroup",
                         Status.OK,
-                        p + " (" + cgroups.podCgroups().size() + " pod cgroups)"))
+                        p
+                            + " ("
+                            + cgroups.driver().orElseThrow()
+                            + " driver, "
+                            + cgroups.podCgroups().size()
+                            + " pod cgroups)"))
             .orElseGet(
                 () ->
                     new Check(
@@ -268,7 +294,44 @@ public final class NodeDoctor {
                             + cgroups.podsCgroupName()
                             + " cgroup: allocatableMemory.available is not observed"
                             + " and the kill method finds no pods")));
+    if (listedPods != null) {
+      out.add(listedPods(cgroups));
+    }
     return out;
+  }
+
+  /** Whether every running pod the API lists has a cgroup (a pod without one escapes kill). */
+  private Check listedPods(Cgroups cgroups) {
+    java.util.Map<String, Path> found;
+    try {
+      found = cgroups.podCgroups();
+    } catch (RuntimeException e) {
+      return new Check("pod-cgroups", Status.FAIL, e.getMessage());
+    }
+    List<String> missing = new ArrayList<>();
+    for (var e : new java.util.TreeMap<>(listedPods).entrySet()) {
+      if (!found.containsKey(e.getKey())) {
+        missing.add(e.getValue() + " (uid " + e.getKey() + ")");
+      }
+    }
+    if (missing.isEmpty()) {
+      return new Check(
+          "pod-cgroups",
+          Status.OK,
+          "every one of the " + listedPods.size() + " running pods listed has a pod cgroup");
+    }
+    int shown = Math.min(missing.size(), 5);
+    return new Check(
+        "pod-cgroups",
+        Status.WARN,
+        missing.size()
+            + " of "
+            + listedPods.size()
+            + " running pods listed have no cgroup under "
+            + cgroups.podsCgroup().map(Path::toString).orElse(cgroups.podsCgroupName())
+            + " (wrong --pods-cgroup? their memory is not observed and kill cannot reach them): "
+            + String.join(", ", missing.subList(0, shown))
+            + (missing.size() > shown ? ", ..." : ""));
   }
 
   private static Check readable(String name, Path p, Status ifNot) {

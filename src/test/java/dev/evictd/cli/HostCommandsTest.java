@@ -6,8 +6,10 @@ import dev.evictd.testing.Fixtures;
 import dev.evictd.testing.TestCgroup;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -93,5 +95,68 @@ class HostCommandsTest {
         .containsPattern("(?m)^ok +memcg-notifier +threshold on evictd-doctor-\\S+ crossed up");
     assertThat(r.out()).containsPattern("(?m)^ok +psi +/proc/pressure/memory readable");
     assertThat(r.out().lines()).allMatch(l -> l.matches("^(ok|warn|fail) +\\S.*"));
+  }
+
+  private static String check(Run r, String name) {
+    return r.out()
+        .lines()
+        .filter(l -> l.matches("^(ok|warn|fail) +" + java.util.regex.Pattern.quote(name) + " .*"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + name + " line in:\n" + r.out()));
+  }
+
+  @Test
+  void statsAndDoctorFindEveryPodWithPodsCgroupKubepodsSliceOnASystemdDriverTree() {
+    Run stats = run(fixtureArgs("v2", "stats", "-o", "json", "--pods-cgroup", "kubepods.slice"));
+    assertThat(stats.code()).as(stats.err()).isZero();
+    JsonNode n = JsonMapper.builder().build().readTree(stats.out());
+    assertThat(n.at("/pods").size()).isEqualTo(3);
+    Run doctor = run(fixtureArgs("v2", "doctor", "--pods-cgroup", "kubepods.slice"));
+    assertThat(check(doctor, "pods-cgroup"))
+        .matches("^ok +pods-cgroup +\\S+kubepods\\.slice \\(systemd driver, 3 pod cgroups\\)$");
+  }
+
+  @Test
+  void aPodsCgroupThatCannotBeOneIsRefusedInOneLine() {
+    Run r = run(fixtureArgs("v2", "stats", "--pods-cgroup", "../kubepods"));
+    assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(r.err().trim())
+        .isEqualTo("evictd: --pods-cgroup ../kubepods: \"..\" is not a cgroup name");
+    Run d = run(fixtureArgs("v2", "doctor", "--pods-cgroup", "../kubepods"));
+    assertThat(d.code()).isEqualTo(Main.FAILED);
+    assertThat(check(d, "pods-cgroup")).startsWith("fail");
+  }
+
+  @Test
+  void doctorWarnsAboutRunningPodsTheListHasWithoutACgroup(@TempDir Path tmp) throws Exception {
+    Path pods = tmp.resolve("pods.yaml");
+    StringBuilder y = new StringBuilder("kind: PodList\nitems:\n");
+    String[][] list = {
+      {"web", "dddddddd-1111-2222-3333-444444444444", "Running"},
+      {"api", "eeeeeeee-5555-6666-7777-888888888888", "Running"},
+      {"batch", "ffffffff-9999-aaaa-bbbb-cccccccccccc", "Running"},
+      {"ghost", "99999999-0000-0000-0000-000000000000", "Running"},
+      {"done", "88888888-0000-0000-0000-000000000000", "Succeeded"}
+    };
+    for (String[] p : list) {
+      y.append("- metadata: {namespace: default, name: ")
+          .append(p[0])
+          .append(", uid: ")
+          .append(p[1])
+          .append("}\n  status: {phase: ")
+          .append(p[2])
+          .append("}\n");
+    }
+    Files.writeString(pods, y);
+    Run r = run(fixtureArgs("v2", "doctor", "--pods", pods.toString()));
+    assertThat(check(r, "pod-cgroups"))
+        .startsWith("warn")
+        .contains("1 of 4 running pods listed have no cgroup under")
+        .contains("default/ghost (uid 99999999-0000-0000-0000-000000000000)")
+        .doesNotContain("done");
+    Files.writeString(
+        pods, y.toString().replace("99999999-0000-0000-0000-000000000000", list[0][1]));
+    Run ok = run(fixtureArgs("v2", "doctor", "--pods", pods.toString()));
+    assertThat(check(ok, "pod-cgroups")).startsWith("ok");
   }
 }
