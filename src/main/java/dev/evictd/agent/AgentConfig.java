@@ -45,6 +45,10 @@ import java.util.Set;
  *     none
  * @param crictl the crictl command for node-level reclaim
  * @param logFormat text or json
+ * @param podsCgroup the cgroup holding the pods ({@code kubepods}, {@code kubepods.slice}, a cgroup
+ *     path); both kubelet drivers' forms find either's directory
+ * @param adaptivePoll whether to poll the memory usage files at an interval that shrinks near a
+ *     memory threshold (the v2 fast path, the v1 safety net)
  */
 public record AgentConfig(
     String nodeName,
@@ -69,7 +73,9 @@ public record AgentConfig(
     boolean memcgNotifier,
     String psiTrigger,
     String crictl,
-    String logFormat) {
+    String logFormat,
+    String podsCgroup,
+    boolean adaptivePoll) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -96,7 +102,9 @@ public record AgentConfig(
           "memcgNotifier",
           "psiTrigger",
           "crictl",
-          "logFormat");
+          "logFormat",
+          "podsCgroup",
+          "adaptivePoll");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -234,7 +242,9 @@ public record AgentConfig(
         r.bool("memcgNotifier", true),
         psi,
         r.string("crictl", "crictl"),
-        r.choice("logFormat", "text", Set.of("text", "json")));
+        r.choice("logFormat", "text", Set.of("text", "json")),
+        r.string("podsCgroup", "kubepods"),
+        r.bool("adaptivePoll", true));
   }
 
   /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */

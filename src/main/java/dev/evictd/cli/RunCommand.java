@@ -140,6 +140,19 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--log-format", paramLabel = "FORMAT", description = "text (default) or json.")
   String logFormat;
 
+  @Option(
+      names = "--pods-cgroup",
+      paramLabel = "NAME",
+      description = "The cgroup holding the pods: kubepods (default) or kubepods.slice, or a path.")
+  String podsCgroup;
+
+  @Option(
+      names = "--adaptive-poll",
+      paramLabel = "BOOL",
+      description =
+          "Poll the memory usage files faster near a memory threshold (default true): cgroup v2's fast path.")
+  String adaptivePoll;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   Map<String, Object> flags() {
@@ -165,6 +178,8 @@ final class RunCommand implements Callable<Integer> {
     f.put("psiTrigger", psiTrigger);
     f.put("crictl", crictl);
     f.put("logFormat", logFormat);
+    f.put("podsCgroup", podsCgroup);
+    f.put("adaptivePoll", adaptivePoll);
     return f;
   }
 

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -116,10 +117,7 @@ public final class NodeDoctor {
       return new Check(name, Status.FAIL, "no memory controller: " + cgroups.describe());
     }
     if (cgroups.version().get() == Cgroups.Version.V2) {
-      return new Check(
-          name,
-          Status.WARN,
-          "cgroup v2 has no memory usage thresholds (no cgroup.event_control): the agent polls");
+      return v2EventSources(cgroups);
     }
     if (!Native.available()) {
       return new Check(name, Status.FAIL, Native.unavailableReason());
@@ -135,6 +133,68 @@ public final class NodeDoctor {
       Thread.currentThread().interrupt();
       return new Check(name, Status.FAIL, "interrupted");
     }
+  }
+
+  /**
+   * Cgroup v2 has no memory usage thresholds (no {@code cgroup.event_control}); what the agent
+   * listens to instead: PSI triggers on the root's and the pods cgroup's {@code memory.pressure},
+   * the pods cgroup's {@code memory.events}, and the adaptive poll of the usage files. Warns when
+   * one of them does not work, fails only when the poll cannot read its files.
+   */
+  private Check v2EventSources(Cgroups cgroups) {
+    List<String> parts = new ArrayList<>();
+    boolean degraded = false;
+    NotifierFactory.Spec spec =
+        new NotifierFactory.Spec(List.of(), cgroups, paths, false, null, true, null);
+    PsiTrigger trigger = PsiTrigger.parse(LinuxNotifiers.DEFAULT_V2_TRIGGER);
+    for (Path f : LinuxNotifiers.psiFiles(spec, cgroups, true)) {
+      try (PsiTriggerNotifier n =
+          new PsiTriggerNotifier(f, PressureResource.MEMORY, trigger, x -> {}, clock)) {
+        if (n.available()) {
+          parts.add("PSI trigger \"" + trigger + "\" accepted on " + f);
+        } else {
+          degraded = true;
+          parts.add("PSI trigger refused on " + f + ": " + n.unavailableReason());
+        }
+      }
+    }
+    Optional<Path> pods = cgroups.podsCgroup();
+    if (pods.isEmpty()) {
+      degraded = true;
+      parts.add("no pods cgroup: no memory.events to watch");
+    } else {
+      Path events = pods.get().resolve(MemoryEventsNotifier.FILE);
+      long[] c = MemoryEventsNotifier.counters(Cgroups.readKeyed(events));
+      if (c == null) {
+        degraded = true;
+        parts.add(events + " not readable");
+      } else {
+        parts.add(events + " readable (high " + c[0] + ", max " + c[1] + ", oom " + c[2] + ")");
+      }
+    }
+    List<String> files = new ArrayList<>();
+    for (Signal s : List.of(Signal.MEMORY_AVAILABLE, Signal.ALLOCATABLE_MEMORY_AVAILABLE)) {
+      if (s == Signal.ALLOCATABLE_MEMORY_AVAILABLE && pods.isEmpty()) {
+        continue;
+      }
+      try (UsageFile f = MemoryPoll.usageFile(cgroups, s)) {
+        f.read();
+        files.add(f.path().toString());
+      } catch (IOException e) {
+        return new Check(
+            "event-sources", Status.FAIL, "the adaptive poll cannot read usage: " + e.getMessage());
+      }
+    }
+    parts.add(
+        "adaptive poll on (default): reads "
+            + String.join(" and ", files)
+            + " every "
+            + MemoryPoll.MIN_INTERVAL.toMillis()
+            + " ms near a threshold to the interval far from one");
+    return new Check(
+        "event-sources",
+        degraded ? Status.WARN : Status.OK,
+        "cgroup v2 (no memcg thresholds): " + String.join("; ", parts));
   }
 
   /**

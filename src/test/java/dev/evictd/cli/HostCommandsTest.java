@@ -57,9 +57,12 @@ class HostCommandsTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("node     fixture-v2")
-        .contains("memory.available             available 4Gi")
-        .contains("allocatableMemory.available  available 6656Mi")
-        .contains("pid.available                available 32518");
+        .containsPattern("(?m)^memory.available +available 4Gi +of 8Gi$")
+        .containsPattern("(?m)^allocatableMemory.available +available 6656Mi +of 8192Mi$")
+        .containsPattern("(?m)^pid.available +available 32518 +of 32768$");
+    // one unit per line: never a quantity beside a plain byte count
+    assertThat(r.out().lines().filter(l -> l.contains(" available ")))
+        .allMatch(l -> l.matches("\\S+ +available (\\d+)(\\w*) +of \\d+\\2"), "one unit per line");
   }
 
   @Test
@@ -70,18 +73,27 @@ class HostCommandsTest {
   }
 
   @Test
-  void doctorOnACgroupV2TreeWarnsThatTheAgentPolls() {
-    Run r = run(fixtureArgs("v2", "doctor", "-o", "json"));
-    JsonNode n = JsonMapper.builder().build().readTree(r.out());
-    JsonNode memcg = null;
-    for (JsonNode c : n.get("checks")) {
-      if (c.get("name").asString().equals("memcg-notifier")) {
-        memcg = c;
-      }
-    }
-    assertThat(memcg).isNotNull();
-    assertThat(memcg.get("status").asString()).isEqualTo("warn");
-    assertThat(memcg.get("detail").asString()).contains("cgroup v2").contains("polls");
+  void doctorOnACgroupV2TreeReportsTheV2EventSourcesInsteadOfAMemcgWarning() {
+    Path cg = Fixtures.resource("hosts/v2/cgroup");
+    Run r = run(fixtureArgs("v2", "doctor"));
+    assertThat(r.out()).doesNotContain("memcg-notifier");
+    // a fixture tree is no kernel: the PSI triggers are refused there, the rest is found
+    assertThat(check(r, "event-sources"))
+        .startsWith("warn")
+        .contains("cgroup v2 (no memcg thresholds): ")
+        .contains(
+            "PSI trigger refused on "
+                + cg.resolve("memory.pressure")
+                + ": "
+                + cg.resolve("memory.pressure")
+                + " is not a kernel pressure file")
+        .contains("PSI trigger refused on " + cg.resolve("kubepods.slice/memory.pressure"))
+        .contains(cg.resolve("kubepods.slice/memory.events") + " readable (high 7, max 0, oom 0)")
+        .contains(
+            "adaptive poll on (default): reads "
+                + cg.resolve("memory.stat")
+                + " and "
+                + cg.resolve("kubepods.slice/memory.current"));
   }
 
   @Test
