@@ -67,14 +67,22 @@ public final class V2Checks {
     System.exit(c.failed.isEmpty() && c.passed > 0 ? 0 : 1);
   }
 
+  /** Seconds since the JVM started, for the time each check took under emulation. */
+  private static String at() {
+    return String.format(
+        java.util.Locale.ROOT,
+        "[%.1f s]",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0);
+  }
+
   private void ok(String name, String detail) {
     passed++;
-    System.out.println("ok   " + name + "  " + detail);
+    System.out.println("ok   " + name + "  " + at() + " " + detail);
   }
 
   private void fail(String name, String detail) {
     failed.add(name);
-    System.out.println("FAIL " + name + "  " + detail);
+    System.out.println("FAIL " + name + "  " + at() + " " + detail);
   }
 
   private void check(String name, boolean good, String detail) {
