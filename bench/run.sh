@@ -7,18 +7,18 @@
 #   mvn -B -Pbench verify        # the same: Maven builds, then calls this script at verify
 #
 # Environment:
-#   BENCH_PARTS="jmh startup e2d footprint"   what to run (default: all)
+#   BENCH_PARTS="jmh startup e2d poll footprint" what to run (default: all)
 #   BENCH_JMH_ARGS="..."                      extra JMH options, e.g. "-wi 2 -i 2" for a quick look, "-p pods=1000"
 #   BENCH_JMH_JVM="..."                       JVM options of the JMH forks (default below)
 #   BENCH_QUIET_LOAD=1.0 BENCH_QUIET_WAIT=900 wait up to BENCH_QUIET_WAIT seconds for the 1-minute load average to
 #                                             drop below BENCH_QUIET_LOAD before measuring (default: do not wait)
-# Event -> decision needs root and the cgroup v1 memory controller; it cleans up its cgroups, processes and files.
+# Event -> decision and poll -> decision need root and the cgroup v1 memory controller; it cleans up its cgroups, processes and files.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 out=target/bench
-parts=${BENCH_PARTS:-"jmh startup e2d footprint"}
+parts=${BENCH_PARTS:-"jmh startup e2d poll footprint"}
 # The JVM flags of the container image, read from the Dockerfile so the two cannot drift apart; its class-data
 # sharing archive is the image's path: here bin/evictd adds target/evictd.jsa, made by bin/evictd-cds below.
 docker_flags=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile | sed 's/ *-XX:SharedArchiveFile=[^ ]*//')
@@ -135,6 +135,13 @@ for part in $parts; do
       2> "$out/e2d-pod-cgroups.log"
     for f in e2d e2d-cold e2d-pod-cgroups; do echo "  $f: $(cat "$out/$f.json")"; done
     ;;
+  poll)
+    echo "== poll -> decision: the adaptive memory poll, memcg notifier off (as on cgroup v2), a real memcg hog, 110 pods"
+    # 100 crossings after 20; then the idle CPU far from and near the line, 20 s each
+    # shellcheck disable=SC2086
+    java $docker_flags -cp "$cp" dev.evictd.bench.PollToDecision "$out/poll.json" 100 20 20000 2> "$out/poll.log"
+    echo "  poll: $(cat "$out/poll.json")"
+    ;;
   footprint)
     echo "== footprint: evictd run --standalone with a pods file (image JVM flags and archive), after 5 syncs"
     [ -f target/evictd.jsa ] && [ target/evictd.jsa -nt target/evictd.jar ] || bin/evictd-cds
@@ -200,6 +207,6 @@ done
 } | tee -a "$out/environment.txt"
 
 partial=""
-[ "$parts" = "jmh startup e2d footprint" ] || partial="--partial"
+[ "$parts" = "jmh startup e2d poll footprint" ] || partial="--partial"
 java -cp "$cp" dev.evictd.bench.Summarize "$out" $partial
 cat "$out/summary.json"

@@ -42,6 +42,10 @@ public final class Summarize {
           "startup_ms",
           "event_to_decision_p50_ms",
           "event_to_decision_p99_ms",
+          "poll_event_to_decision_p50_ms",
+          "poll_event_to_decision_p99_ms",
+          "poll_idle_cpu_far_pct",
+          "poll_idle_cpu_near_pct",
           "rss_110_mib",
           "rss_1000_mib",
           "rss_5000_mib");
@@ -73,7 +77,7 @@ public final class Summarize {
         extra.put(prefix + "_p99_ms", m.get("scorePercentiles").get("99.0").asDouble());
       }
     }
-    for (String part : List.of("startup.json", "e2d.json", "footprint.json")) {
+    for (String part : List.of("startup.json", "e2d.json", "poll.json", "footprint.json")) {
       Path p = dir.resolve(part);
       if (Files.exists(p)) {
         numbers(json.readTree(p.toFile()), "", out);
@@ -110,7 +114,11 @@ public final class Summarize {
 
   private static void numbers(JsonNode n, String prefix, Map<String, Double> out) {
     for (Map.Entry<String, JsonNode> e : n.properties()) {
-      if (e.getValue().isNumber() && (e.getKey().endsWith("_ms") || e.getKey().endsWith("_mib"))) {
+      if (e.getValue().isNumber()
+          && (e.getKey().endsWith("_ms")
+              || e.getKey().endsWith("_mib")
+              || e.getKey().endsWith("_pct")
+              || e.getKey().equals("poll_missed"))) {
         out.put(prefix + e.getKey(), e.getValue().asDouble());
       }
     }

@@ -3,10 +3,6 @@ package dev.evictd.agent;
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.FsLayout;
-import dev.evictd.api.MemcgThresholdCrossed;
-import dev.evictd.api.PressureResource;
-import dev.evictd.api.Signal;
-import dev.evictd.api.Threshold;
 import dev.evictd.config.GoDuration;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
@@ -33,10 +29,10 @@ import dev.evictd.kube.NodeTaints;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
 import dev.evictd.linux.HostStatsProvider;
-import dev.evictd.linux.MemcgThresholdNotifier;
+import dev.evictd.linux.LinuxNotifiers;
+import dev.evictd.linux.NotifierFactory;
 import dev.evictd.linux.PsiReader;
 import dev.evictd.linux.PsiTrigger;
-import dev.evictd.linux.PsiTriggerNotifier;
 import dev.evictd.stats.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -197,9 +193,21 @@ public final class Agent implements AutoCloseable {
    */
   public static Agent start(
       AgentConfig c, Clock clock, java.util.function.Supplier<KubernetesClient> clients) {
+    return start(c, clock, clients, new LinuxNotifiers());
+  }
+
+  /**
+   * Starts the agent with the Kubernetes client {@code clients} makes and the kernel event sources
+   * {@code notifiers} makes (tests pass fakes).
+   */
+  public static Agent start(
+      AgentConfig c,
+      Clock clock,
+      java.util.function.Supplier<KubernetesClient> clients,
+      NotifierFactory notifiers) {
     List<AutoCloseable> opened = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
-      return start(c, clock, clients, opened);
+      return start(c, clock, clients, notifiers, opened);
     } catch (RuntimeException e) {
       closeAll(opened);
       throw e;
@@ -210,6 +218,7 @@ public final class Agent implements AutoCloseable {
       AgentConfig c,
       Clock clock,
       java.util.function.Supplier<KubernetesClient> clients,
+      NotifierFactory notifiers,
       List<AutoCloseable> opened) {
     c.checkPaths();
     Startup startup = new Startup(clock);
@@ -238,7 +247,12 @@ public final class Agent implements AutoCloseable {
     RuleSet rules = choice.rules();
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
     HostPaths paths =
-        new HostPaths(c.cgroupRoot(), c.procRoot(), c.kubeletRootDir(), c.runtimeRootDir(), null)
+        new HostPaths(
+                c.cgroupRoot(),
+                c.procRoot(),
+                c.kubeletRootDir(),
+                c.runtimeRootDir(),
+                c.podsCgroup())
             .withFallbacks();
     paths.fallbackWarnings().forEach(w -> LOG.warn("{}", w));
     Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
@@ -365,6 +379,7 @@ public final class Agent implements AutoCloseable {
                         paths,
                         psiTrigger,
                         nodeTaints,
+                        notifiers,
                         metrics,
                         readiness,
                         agent);
@@ -452,6 +467,7 @@ public final class Agent implements AutoCloseable {
       HostPaths paths,
       PsiTrigger trigger,
       NodeTaints taints,
+      NotifierFactory notifiers,
       AgentMetrics metrics,
       Readiness readiness,
       Agent agent) {
@@ -537,43 +553,30 @@ public final class Agent implements AutoCloseable {
                     + podViewMaxAge.toSeconds()
                     + " s)");
 
-    // Kernel notifiers: a memcg threshold per memory threshold, a PSI trigger; both ask for an
-    // immediate sync.
-    if (c.memcgNotifier()) {
-      for (Threshold t : config.thresholds()) {
-        if (t.signal() == Signal.MEMORY_AVAILABLE
-            || t.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-          MemcgThresholdNotifier n =
-              new MemcgThresholdNotifier(
-                  t,
-                  cgroups,
-                  (MemcgThresholdCrossed e) ->
-                      manager.event(
-                          e,
-                          EvictionManager.MEMCG_SOURCE,
-                          e.direction() == MemcgThresholdCrossed.Direction.UP),
-                  clock);
-          agent.own(n);
-          manager.addSyncListener((summary, plan) -> n.update(summary));
-        }
-      }
-    }
     PsiReader psi = new PsiReader(paths.procRoot(), clock);
     if (psi.available()) {
       manager.addObservationSource(psi::read);
     }
-    if (trigger != null) {
-      PsiTriggerNotifier n =
-          new PsiTriggerNotifier(
-              PsiReader.file(paths.procRoot(), PressureResource.MEMORY),
-              PressureResource.MEMORY,
-              trigger,
-              s -> manager.event(s, "psi", true),
-              clock);
+    // Kernel event sources (memcg thresholds, PSI triggers, memory.events, the adaptive poll):
+    // each wake-up is a fact with its source and asks for an immediate sync.
+    NotifierFactory.Spec spec =
+        new NotifierFactory.Spec(
+            config.thresholds(),
+            cgroups,
+            paths,
+            c.memcgNotifier(),
+            trigger,
+            c.adaptivePoll(),
+            c.interval());
+    for (NotifierFactory.Notifier n : notifiers.start(spec, manager::event, clock)) {
       agent.own(n);
-      if (!n.available()) {
+      if (n.available()) {
+        LOG.info("event source {}: {}", n.source(), n.describe());
+        manager.addSyncListener((summary, plan) -> n.update(summary));
+      } else {
         LOG.warn(
-            "PSI trigger not available ({}); polling every {}",
+            "event source {} not available ({}); polling every {}",
+            n.describe(),
             n.unavailableReason(),
             GoDuration.format(c.interval()));
       }

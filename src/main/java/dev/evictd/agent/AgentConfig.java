@@ -54,6 +54,10 @@ import java.util.Set;
  * @param taints whether to put a NoSchedule taint {@code evictd.dev/memory-pressure}, {@code
  *     evictd.dev/disk-pressure} or {@code evictd.dev/pid-pressure} on the agent's own Node while
  *     the condition holds (default false; never in dry run or standalone mode)
+ * @param podsCgroup the cgroup holding the pods ({@code kubepods}, {@code kubepods.slice}, a cgroup
+ *     path); both kubelet drivers' forms find either's directory
+ * @param adaptivePoll whether to poll the memory usage files at an interval that shrinks near a
+ *     memory threshold (the v2 fast path, the v1 safety net)
  */
 public record AgentConfig(
     String nodeName,
@@ -82,7 +86,9 @@ public record AgentConfig(
     Set<EvictionMethod> allowedMethods,
     Path stateDir,
     int rulesProbationSyncs,
-    boolean taints) {
+    boolean taints,
+    String podsCgroup,
+    boolean adaptivePoll) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -113,7 +119,9 @@ public record AgentConfig(
           "allowedMethods",
           "stateDir",
           "rulesProbationSyncs",
-          "taints");
+          "taints",
+          "podsCgroup",
+          "adaptivePoll");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -264,7 +272,9 @@ public record AgentConfig(
         allowedMethods,
         r.path("stateDir", Path.of("/var/lib/evictd")),
         r.positiveInt("rulesProbationSyncs", 6),
-        r.bool("taints", false));
+        r.bool("taints", false),
+        r.string("podsCgroup", "kubepods"),
+        r.bool("adaptivePoll", true));
   }
 
   /** The configuration's name of a method: {@code dry-run}, {@code delete}... */

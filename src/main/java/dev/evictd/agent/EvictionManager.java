@@ -239,6 +239,10 @@ public final class EvictionManager implements AutoCloseable {
   /** The event source of memcg threshold crossings (upward ones are urgent). */
   public static final String MEMCG_SOURCE = "memcg";
 
+  /** The sources whose urgent events are upward memory crossings (memcg, the adaptive poll). */
+  static final java.util.Set<String> CROSSING_SOURCES =
+      java.util.Set.of(MEMCG_SOURCE, dev.evictd.linux.MemoryPoll.SOURCE);
+
   private void loop() {
     trigger("start", false);
     Instant recheckAt = null;
@@ -263,9 +267,9 @@ public final class EvictionManager implements AutoCloseable {
         if (!coalesced.isEmpty()) {
           reason += " (+" + coalesced.size() + " coalesced)";
         }
-        boolean upwardCrossing = t != null && t.urgent() && t.reason().equals(MEMCG_SOURCE);
+        boolean upwardCrossing = t != null && t.urgent() && CROSSING_SOURCES.contains(t.reason());
         for (Trigger c : coalesced) {
-          upwardCrossing |= c.urgent() && c.reason().equals(MEMCG_SOURCE);
+          upwardCrossing |= c.urgent() && CROSSING_SOURCES.contains(c.reason());
         }
         SyncResult r = syncOnce(reason);
         if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {

@@ -33,6 +33,13 @@ final class DoctorCommand implements Callable<Integer> {
       description = "table or json")
   String output;
 
+  @Option(
+      names = "--pods",
+      paramLabel = "FILE",
+      description =
+          "Pods of this node (PodList, List or YAML list, e.g. kubectl get pods -o yaml): warn when a running one has no pod cgroup.")
+  java.nio.file.Path podsFile;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -41,7 +48,23 @@ final class DoctorCommand implements Callable<Integer> {
       throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
     }
     PrintWriter out = spec.commandLine().getOut();
-    List<NodeDoctor.Check> checks = new NodeDoctor(host.paths(), Clock.systemUTC()).run();
+    NodeDoctor doctor = new NodeDoctor(host.paths(), Clock.systemUTC());
+    if (podsFile != null) {
+      java.util.Map<String, String> running = new java.util.LinkedHashMap<>();
+      for (io.fabric8.kubernetes.api.model.Pod p :
+          dev.evictd.fixture.CapturedInputs.pods(podsFile)) {
+        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+        if (p.getMetadata() != null
+            && p.getMetadata().getUid() != null
+            && "Running".equals(phase)) {
+          running.put(
+              p.getMetadata().getUid(),
+              p.getMetadata().getNamespace() + "/" + p.getMetadata().getName());
+        }
+      }
+      doctor = doctor.withPods(running);
+    }
+    List<NodeDoctor.Check> checks = doctor.run();
     boolean passed = NodeDoctor.passed(checks);
     if ("json".equals(output)) {
       ObjectNode root = MAPPER.createObjectNode();

@@ -166,6 +166,19 @@ final class RunCommand implements Callable<Integer> {
       description = "Clean syncs a new rule set needs before it is trusted (default 6).")
   String rulesProbationSyncs;
 
+  @Option(
+      names = "--pods-cgroup",
+      paramLabel = "NAME",
+      description = "The cgroup holding the pods: kubepods (default) or kubepods.slice, or a path.")
+  String podsCgroup;
+
+  @Option(
+      names = "--adaptive-poll",
+      paramLabel = "BOOL",
+      description =
+          "Poll the memory usage files faster near a memory threshold (default true): cgroup v2's fast path.")
+  String adaptivePoll;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   Map<String, Object> flags() {
@@ -194,6 +207,8 @@ final class RunCommand implements Callable<Integer> {
     f.put("allowedMethods", allowedMethods);
     f.put("stateDir", stateDir);
     f.put("rulesProbationSyncs", rulesProbationSyncs);
+    f.put("podsCgroup", podsCgroup);
+    f.put("adaptivePoll", adaptivePoll);
     return f;
   }
 

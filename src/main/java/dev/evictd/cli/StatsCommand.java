@@ -41,6 +41,27 @@ final class StatsCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  private static final String[] BINARY = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+
+  /**
+   * Available and capacity in one unit: bytes in the largest binary unit both are whole numbers of
+   * ({@code 1819968Ki of 2014152Ki}, not {@code 1819968Ki of 2062491648}), counts as plain numbers.
+   */
+  static String[] sameUnit(long available, long capacity, boolean binary) {
+    if (!binary) {
+      return new String[] {Long.toString(available), Long.toString(capacity)};
+    }
+    int unit = 0;
+    while (unit + 1 < BINARY.length
+        && available % (1L << (10 * (unit + 1))) == 0
+        && capacity % (1L << (10 * (unit + 1))) == 0
+        && (available != 0 || capacity != 0)) {
+      unit++;
+    }
+    long div = 1L << (10 * unit);
+    return new String[] {available / div + BINARY[unit], capacity / div + BINARY[unit]};
+  }
+
   @Override
   public Integer call() {
     if (!"table".equals(output) && !"json".equals(output)) {
@@ -53,8 +74,8 @@ final class StatsCommand implements Callable<Integer> {
     } else {
       out.println("node     " + s.node().nodeName());
       for (Observation o : Observations.of(s).values()) {
-        out.printf(
-            "%-28s available %-12s of %s%n", o.signal().key(), o.availableQuantity(), o.capacity());
+        String[] both = sameUnit(o.available(), o.capacity(), o.signal().binaryUnits());
+        out.printf("%-28s available %-12s of %s%n", o.signal().key(), both[0], both[1]);
       }
       for (Summary.PodStats p : s.pods()) {
         Long ws = p.memory() == null ? null : p.memory().workingSetBytes();

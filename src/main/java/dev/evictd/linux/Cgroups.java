@@ -1,5 +1,6 @@
 package dev.evictd.linux;
 
+import dev.evictd.api.ConfigException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -66,27 +67,49 @@ public final class Cgroups {
     }
   }
 
+  /** The naming the kubelet's cgroup driver gives the pods cgroup and the pod cgroups below it. */
+  public enum Driver {
+    /** {@code kubepods/burstable/pod<uid>}. */
+    CGROUPFS,
+    /**
+     * {@code kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>
+     * .slice}.
+     */
+    SYSTEMD;
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   private final Path root;
   private final Version version;
   private final Path memoryRoot;
   private final String podsName;
+  private final Path pods;
 
   private Cgroups(Path root, Version version, Path memoryRoot, String podsName) {
     this.root = root;
     this.version = version;
     this.memoryRoot = memoryRoot;
     this.podsName = podsName;
+    this.pods =
+        memoryRoot == null ? null : findPods(memoryRoot, relativePods(root, memoryRoot, podsName));
   }
 
   /**
    * Finds the memory controller below {@code root}; pods live in the cgroup named {@code
-   * podsCgroup}.
+   * podsCgroup}: a name ({@code kubepods}, {@code kubepods.slice}), a cgroup path ({@code
+   * /kubepods}, {@code /kubelet.slice/kubelet-kubepods.slice}) or an absolute path below the memory
+   * controller ({@code /sys/fs/cgroup/kubepods.slice}). Either driver's form finds the other's
+   * directory.
+   *
+   * @throws ConfigException when {@code podsCgroup} cannot name a cgroup below the memory
+   *     controller ({@code ..}, a path elsewhere in the cgroup filesystem)
    */
   public static Cgroups detect(Path root, String podsCgroup) {
     String pods = podsCgroup == null || podsCgroup.isBlank() ? DEFAULT_PODS_CGROUP : podsCgroup;
-    if (pods.startsWith("/")) {
-      pods = pods.substring(1);
-    }
     if (hasV2Memory(root)) {
       return new Cgroups(root, Version.V2, root, pods);
     }
@@ -99,6 +122,76 @@ public final class Cgroups {
       return new Cgroups(root, Version.V2, unified, pods);
     }
     return new Cgroups(root, null, null, pods);
+  }
+
+  /**
+   * The pods cgroup as a path relative to the memory controller's root; refuses what is not one.
+   */
+  private static String relativePods(Path root, Path memoryRoot, String name) {
+    String rel = name.trim();
+    Path asPath;
+    try {
+      asPath = Path.of(rel).normalize();
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new ConfigException("--pods-cgroup " + name + ": not a cgroup path: " + e.getReason());
+    }
+    if (rel.startsWith("/") && asPath.startsWith(memoryRoot) && !asPath.equals(memoryRoot)) {
+      rel = memoryRoot.relativize(asPath).toString();
+    } else if (rel.startsWith("/")
+        && (asPath.startsWith(root) || asPath.startsWith(HostPaths.DEFAULT_CGROUP_ROOT))) {
+      throw new ConfigException(
+          "--pods-cgroup "
+              + name
+              + ": not below the memory controller at "
+              + memoryRoot
+              + " (give the cgroup name, e.g. kubepods or kubepods.slice)");
+    }
+    while (rel.startsWith("/")) {
+      rel = rel.substring(1);
+    }
+    while (rel.endsWith("/")) {
+      rel = rel.substring(0, rel.length() - 1);
+    }
+    if (rel.isEmpty()) {
+      throw new ConfigException(
+          "--pods-cgroup " + name + ": names the root cgroup, not the cgroup holding the pods");
+    }
+    for (String part : rel.split("/")) {
+      if (part.isEmpty() || part.equals(".") || part.equals("..")) {
+        throw new ConfigException(
+            "--pods-cgroup " + name + ": \"" + part + "\" is not a cgroup name");
+      }
+    }
+    return rel;
+  }
+
+  /**
+   * The pods cgroup directory: the path as given, with or without {@code .slice} on its last part,
+   * or in the systemd driver's expansion of a cgroupfs path ({@code a/b} → {@code
+   * a.slice/a-b.slice}, as the kubelet names it).
+   */
+  private static Path findPods(Path memoryRoot, String rel) {
+    List<String> candidates = new ArrayList<>();
+    candidates.add(rel);
+    if (rel.endsWith(".slice")) {
+      candidates.add(rel.substring(0, rel.length() - ".slice".length()));
+    } else {
+      candidates.add(rel + ".slice");
+      StringBuilder sb = new StringBuilder();
+      String prefix = "";
+      for (String part : rel.split("/")) {
+        prefix = prefix.isEmpty() ? part : prefix + "-" + part;
+        sb.append(sb.length() == 0 ? "" : "/").append(prefix).append(".slice");
+      }
+      candidates.add(sb.toString());
+    }
+    for (String c : candidates) {
+      Path p = memoryRoot.resolve(c);
+      if (Files.isDirectory(p)) {
+        return p;
+      }
+    }
+    return null;
   }
 
   private static boolean hasV2Memory(Path dir) {
@@ -148,15 +241,38 @@ public final class Cgroups {
 
   /** The pods cgroup ({@code kubepods} or {@code kubepods.slice}) when it exists. */
   public Optional<Path> podsCgroup() {
-    if (memoryRoot == null) {
-      return Optional.empty();
+    return Optional.ofNullable(pods);
+  }
+
+  /**
+   * The kubelet cgroup driver whose naming the pods cgroup has ({@code .slice}: systemd), empty
+   * when there is no pods cgroup.
+   */
+  public Optional<Driver> driver() {
+    return pods == null
+        ? Optional.empty()
+        : Optional.of(
+            pods.getFileName().toString().endsWith(".slice") ? Driver.SYSTEMD : Driver.CGROUPFS);
+  }
+
+  /**
+   * The prefix systemd gives the slices below the pods slice: the slice's unit name without {@code
+   * .slice} ({@code kubepods} for {@code kubepods.slice}).
+   */
+  private String slicePrefix() {
+    String name = pods.getFileName().toString();
+    return name.substring(0, name.length() - ".slice".length());
+  }
+
+  /** The cgroups directly holding pod cgroups: the pods cgroup and its QoS-class children. */
+  private List<Path> podParents() {
+    boolean systemd = driver().orElse(Driver.CGROUPFS) == Driver.SYSTEMD;
+    List<Path> parents = new ArrayList<>();
+    parents.add(pods);
+    for (String qos : QOS_CLASSES) {
+      parents.add(systemd ? pods.resolve(slicePrefix() + "-" + qos + ".slice") : pods.resolve(qos));
     }
-    for (Path p : List.of(memoryRoot.resolve(podsName), memoryRoot.resolve(podsName + ".slice"))) {
-      if (Files.isDirectory(p)) {
-        return Optional.of(p);
-      }
-    }
-    return Optional.empty();
+    return parents;
   }
 
   /**
@@ -165,18 +281,11 @@ public final class Cgroups {
    */
   public Map<String, Path> podCgroups() {
     Map<String, Path> out = new LinkedHashMap<>();
-    Optional<Path> pods = podsCgroup();
-    if (pods.isEmpty()) {
+    if (pods == null) {
       return out;
     }
-    Path dir = pods.get();
-    boolean systemd = dir.getFileName().toString().endsWith(".slice");
-    List<Path> parents = new ArrayList<>();
-    parents.add(dir);
-    for (String qos : QOS_CLASSES) {
-      parents.add(systemd ? dir.resolve(podsName + "-" + qos + ".slice") : dir.resolve(qos));
-    }
-    for (Path parent : parents) {
+    boolean systemd = driver().orElseThrow() == Driver.SYSTEMD;
+    for (Path parent : podParents()) {
       if (!Files.isDirectory(parent)) {
         continue;
       }
@@ -212,24 +321,23 @@ public final class Cgroups {
 
   /** The cgroup of the pod with {@code uid}, when it exists under either driver's naming. */
   public Optional<Path> podCgroup(String uid) {
-    Optional<Path> pods = podsCgroup();
-    if (pods.isEmpty() || uid == null || uid.isBlank() || uid.contains("/")) {
+    if (pods == null || uid == null || uid.isBlank() || uid.contains("/") || uid.contains("..")) {
       return Optional.empty();
     }
-    Path dir = pods.get();
     List<Path> candidates = new ArrayList<>();
-    if (dir.getFileName().toString().endsWith(".slice")) {
+    List<Path> parents = podParents();
+    if (driver().orElseThrow() == Driver.SYSTEMD) {
       String u = uid.replace('-', '_');
-      candidates.add(dir.resolve(podsName + "-pod" + u + ".slice"));
-      for (String qos : QOS_CLASSES) {
+      candidates.add(pods.resolve(slicePrefix() + "-pod" + u + ".slice"));
+      for (int i = 0; i < QOS_CLASSES.size(); i++) {
         candidates.add(
-            dir.resolve(podsName + "-" + qos + ".slice")
-                .resolve(podsName + "-" + qos + "-pod" + u + ".slice"));
+            parents
+                .get(i + 1)
+                .resolve(slicePrefix() + "-" + QOS_CLASSES.get(i) + "-pod" + u + ".slice"));
       }
     } else {
-      candidates.add(dir.resolve("pod" + uid));
-      for (String qos : QOS_CLASSES) {
-        candidates.add(dir.resolve(qos).resolve("pod" + uid));
+      for (Path parent : parents) {
+        candidates.add(parent.resolve("pod" + uid));
       }
     }
     return candidates.stream().filter(Files::isDirectory).findFirst();

@@ -67,6 +67,9 @@ final class Native {
 
     int open(String path, int flags);
 
+    @ssize_t
+    long pread(int fd, Pointer buf, @size_t long count, long offset);
+
     int close(int fd);
 
     int statvfs(String path, Pointer buf);
@@ -249,6 +252,33 @@ final class Native {
       revents[i] = p.getShort(8L * i + 6);
     }
     return r;
+  }
+
+  /**
+   * A direct (native) buffer of {@code size} bytes for {@link #pread}: allocated once by the
+   * caller, so repeated reads allocate nothing on the Java heap.
+   */
+  static Pointer directBuffer(int size) throws IOException {
+    libc();
+    return Memory.allocateDirect(Loaded.RUNTIME, size, true);
+  }
+
+  /**
+   * {@code pread(fd, buf, count, offset)} into a direct buffer; returns the bytes read (0 at end of
+   * file). Retries on EINTR.
+   */
+  static int pread(int fd, Pointer buf, int count, long offset, String what) throws IOException {
+    LibC c = libc();
+    while (true) {
+      long r = c.pread(fd, buf, count, offset);
+      if (r >= 0) {
+        return (int) r;
+      }
+      int e = errno();
+      if (e != EINTR) {
+        throw error(what, e);
+      }
+    }
   }
 
   /** {@code statvfs(path)}. */

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +52,7 @@ public final class NodeDoctor {
   private final HostPaths paths;
   private final Clock clock;
   private final Path shm;
+  private final java.util.Map<String, String> listedPods;
 
   /**
    * A doctor for the host seen through {@code paths}; the memcg probe writes its tmpfs file in
@@ -61,9 +63,23 @@ public final class NodeDoctor {
   }
 
   NodeDoctor(HostPaths paths, Clock clock, Path shm) {
+    this(paths, clock, shm, null);
+  }
+
+  private NodeDoctor(
+      HostPaths paths, Clock clock, Path shm, java.util.Map<String, String> listedPods) {
     this.paths = paths;
     this.clock = clock;
     this.shm = shm;
+    this.listedPods = listedPods;
+  }
+
+  /**
+   * The same doctor, also checking that each of {@code runningPods} (pod UID → {@code
+   * namespace/name}, the running pods the API lists for this node) has a pod cgroup.
+   */
+  public NodeDoctor withPods(java.util.Map<String, String> runningPods) {
+    return new NodeDoctor(paths, clock, shm, java.util.Map.copyOf(runningPods));
   }
 
   /** Runs every check, in order; never throws. */
@@ -73,7 +89,13 @@ public final class NodeDoctor {
         Native.available()
             ? new Check("native", Status.OK, "libc bound through jnr-ffi")
             : new Check("native", Status.FAIL, Native.unavailableReason()));
-    Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+    Cgroups cgroups;
+    try {
+      cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+    } catch (dev.evictd.api.EvictdException e) {
+      out.add(new Check("pods-cgroup", Status.FAIL, e.getMessage()));
+      return out;
+    }
     out.add(
         new Check(
             "cgroup", cgroups.version().isPresent() ? Status.OK : Status.FAIL, cgroups.describe()));
@@ -95,10 +117,7 @@ public final class NodeDoctor {
       return new Check(name, Status.FAIL, "no memory controller: " + cgroups.describe());
     }
     if (cgroups.version().get() == Cgroups.Version.V2) {
-      return new Check(
-          name,
-          Status.WARN,
-          "cgroup v2 has no memory usage thresholds (no cgroup.event_control): the agent polls");
+      return v2EventSources(cgroups);
     }
     if (!Native.available()) {
       return new Check(name, Status.FAIL, Native.unavailableReason());
@@ -114,6 +133,68 @@ public final class NodeDoctor {
       Thread.currentThread().interrupt();
       return new Check(name, Status.FAIL, "interrupted");
     }
+  }
+
+  /**
+   * Cgroup v2 has no memory usage thresholds (no {@code cgroup.event_control}); what the agent
+   * listens to instead: PSI triggers on the root's and the pods cgroup's {@code memory.pressure},
+   * the pods cgroup's {@code memory.events}, and the adaptive poll of the usage files. Warns when
+   * one of them does not work, fails only when the poll cannot read its files.
+   */
+  private Check v2EventSources(Cgroups cgroups) {
+    List<String> parts = new ArrayList<>();
+    boolean degraded = false;
+    NotifierFactory.Spec spec =
+        new NotifierFactory.Spec(List.of(), cgroups, paths, false, null, true, null);
+    PsiTrigger trigger = PsiTrigger.parse(LinuxNotifiers.DEFAULT_V2_TRIGGER);
+    for (Path f : LinuxNotifiers.psiFiles(spec, cgroups, true)) {
+      try (PsiTriggerNotifier n =
+          new PsiTriggerNotifier(f, PressureResource.MEMORY, trigger, x -> {}, clock)) {
+        if (n.available()) {
+          parts.add("PSI trigger \"" + trigger + "\" accepted on " + f);
+        } else {
+          degraded = true;
+          parts.add("PSI trigger refused on " + f + ": " + n.unavailableReason());
+        }
+      }
+    }
+    Optional<Path> pods = cgroups.podsCgroup();
+    if (pods.isEmpty()) {
+      degraded = true;
+      parts.add("no pods cgroup: no memory.events to watch");
+    } else {
+      Path events = pods.get().resolve(MemoryEventsNotifier.FILE);
+      long[] c = MemoryEventsNotifier.counters(Cgroups.readKeyed(events));
+      if (c == null) {
+        degraded = true;
+        parts.add(events + " not readable");
+      } else {
+        parts.add(events + " readable (high " + c[0] + ", max " + c[1] + ", oom " + c[2] + ")");
+      }
+    }
+    List<String> files = new ArrayList<>();
+    for (Signal s : List.of(Signal.MEMORY_AVAILABLE, Signal.ALLOCATABLE_MEMORY_AVAILABLE)) {
+      if (s == Signal.ALLOCATABLE_MEMORY_AVAILABLE && pods.isEmpty()) {
+        continue;
+      }
+      try (UsageFile f = MemoryPoll.usageFile(cgroups, s)) {
+        f.read();
+        files.add(f.path().toString());
+      } catch (IOException e) {
+        return new Check(
+            "event-sources", Status.FAIL, "the adaptive poll cannot read usage: " + e.getMessage());
+      }
+    }
+    parts.add(
+        "adaptive poll on (default): reads "
+            + String.join(" and ", files)
+            + " every "
+            + MemoryPoll.MIN_INTERVAL.toMillis()
+            + " ms near a threshold to the interval far from one");
+    return new Check(
+        "event-sources",
+        degraded ? Status.WARN : Status.OK,
+        "cgroup v2 (no memcg thresholds): " + String.join("; ", parts));
   }
 
   /**
@@ -258,7 +339,12 @@ public final class NodeDoctor {
                     new Check(
                         "pods-cgroup",
                         Status.OK,
-                        p + " (" + cgroups.podCgroups().size() + " pod cgroups)"))
+                        p
+                            + " ("
+                            + cgroups.driver().orElseThrow()
+                            + " driver, "
+                            + cgroups.podCgroups().size()
+                            + " pod cgroups)"))
             .orElseGet(
                 () ->
                     new Check(
@@ -268,7 +354,44 @@ public final class NodeDoctor {
                             + cgroups.podsCgroupName()
                             + " cgroup: allocatableMemory.available is not observed"
                             + " and the kill method finds no pods")));
+    if (listedPods != null) {
+      out.add(listedPods(cgroups));
+    }
     return out;
+  }
+
+  /** Whether every running pod the API lists has a cgroup (a pod without one escapes kill). */
+  private Check listedPods(Cgroups cgroups) {
+    java.util.Map<String, Path> found;
+    try {
+      found = cgroups.podCgroups();
+    } catch (RuntimeException e) {
+      return new Check("pod-cgroups", Status.FAIL, e.getMessage());
+    }
+    List<String> missing = new ArrayList<>();
+    for (var e : new java.util.TreeMap<>(listedPods).entrySet()) {
+      if (!found.containsKey(e.getKey())) {
+        missing.add(e.getValue() + " (uid " + e.getKey() + ")");
+      }
+    }
+    if (missing.isEmpty()) {
+      return new Check(
+          "pod-cgroups",
+          Status.OK,
+          "every one of the " + listedPods.size() + " running pods listed has a pod cgroup");
+    }
+    int shown = Math.min(missing.size(), 5);
+    return new Check(
+        "pod-cgroups",
+        Status.WARN,
+        missing.size()
+            + " of "
+            + listedPods.size()
+            + " running pods listed have no cgroup under "
+            + cgroups.podsCgroup().map(Path::toString).orElse(cgroups.podsCgroupName())
+            + " (wrong --pods-cgroup? their memory is not observed and kill cannot reach them): "
+            + String.join(", ", missing.subList(0, shown))
+            + (missing.size() > shown ? ", ..." : ""));
   }
 
   private static Check readable(String name, Path p, Status ifNot) {

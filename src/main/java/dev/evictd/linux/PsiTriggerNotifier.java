@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PsiTriggerNotifier implements AutoCloseable {
   private static final int POLL_MILLIS = 250;
+  private static final java.util.Set<String> KERNEL_FILE_SYSTEMS =
+      java.util.Set.of("proc", "cgroup2", "cgroup");
   private static final Logger LOG = LoggerFactory.getLogger(PsiTriggerNotifier.class);
 
   private final Path file;
@@ -54,8 +56,12 @@ public final class PsiTriggerNotifier implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = clock;
     String reason = null;
+    String fsType = fileSystemType(file);
     if (!Files.exists(file)) {
       reason = file + " does not exist (kernel without PSI, or booted with psi=0)";
+    } else if (!KERNEL_FILE_SYSTEMS.contains(fsType)) {
+      // a trigger written to a plain file would be taken and never fire (and change the file)
+      reason = file + " is not a kernel pressure file (on " + fsType + ")";
     } else if (!Native.available()) {
       reason = Native.unavailableReason();
     } else {
@@ -84,6 +90,19 @@ public final class PsiTriggerNotifier implements AutoCloseable {
     thread = new Thread(this::run, "psi-notifier-" + resource.key());
     thread.setDaemon(true);
     thread.start();
+  }
+
+  private static String fileSystemType(Path file) {
+    try {
+      return Files.getFileStore(file).type();
+    } catch (IOException | RuntimeException e) {
+      return "unknown file system";
+    }
+  }
+
+  /** The pressure file. */
+  public Path file() {
+    return file;
   }
 
   /** Whether the trigger is in place; false means the agent must rely on polling. */

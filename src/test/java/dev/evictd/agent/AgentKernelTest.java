@@ -42,6 +42,16 @@ class AgentKernelTest {
 
   @Test
   void aMemcgCrossingTriggersASyncWellBeforeTheInterval(@TempDir Path dir) throws Exception {
+    crossingTriggersASync(dir, true);
+  }
+
+  /** With the memcg notifier off (as on cgroup v2), the adaptive poll sees the crossing. */
+  @Test
+  void withoutTheMemcgNotifierTheAdaptivePollTriggersTheSync(@TempDir Path dir) throws Exception {
+    crossingTriggersASync(dir, false);
+  }
+
+  private void crossingTriggersASync(Path dir, boolean memcg) throws Exception {
     assumeTrue(
         "root".equals(System.getProperty("user.name")), "needs root to create memory cgroups");
     assumeTrue(
@@ -59,6 +69,8 @@ class AgentKernelTest {
       long threshold = memTotal() - 48L * 1024 * 1024; // met once the cgroup uses more than 48Mi
       Map<String, Object> flags =
           Map.of(
+              "memcgNotifier",
+              Boolean.toString(memcg),
               "standalone",
               true,
               "interval",
@@ -117,7 +129,12 @@ class AgentKernelTest {
                         .build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString())
                 .body();
-        assertThat(metrics).contains("evictd_notifier_events_total{source=\"memcg\"}");
+        assertThat(metrics)
+            .contains(
+                "evictd_notifier_events_total{source=\"" + (memcg ? "memcg" : "poll") + "\"}");
+        if (!memcg) {
+          assertThat(metrics).doesNotContain("evictd_notifier_events_total{source=\"memcg\"}");
+        }
         java.util.concurrent.atomic.AtomicReference<String> last =
             new java.util.concurrent.atomic.AtomicReference<>("");
         assertThat(

@@ -6,8 +6,10 @@ import dev.evictd.testing.Fixtures;
 import dev.evictd.testing.TestCgroup;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -55,9 +57,12 @@ class HostCommandsTest {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("node     fixture-v2")
-        .contains("memory.available             available 4Gi")
-        .contains("allocatableMemory.available  available 6656Mi")
-        .contains("pid.available                available 32518");
+        .containsPattern("(?m)^memory.available +available 4Gi +of 8Gi$")
+        .containsPattern("(?m)^allocatableMemory.available +available 6656Mi +of 8192Mi$")
+        .containsPattern("(?m)^pid.available +available 32518 +of 32768$");
+    // one unit per line: never a quantity beside a plain byte count
+    assertThat(r.out().lines().filter(l -> l.contains(" available ")))
+        .allMatch(l -> l.matches("\\S+ +available (\\d+)(\\w*) +of \\d+\\2"), "one unit per line");
   }
 
   @Test
@@ -68,18 +73,27 @@ class HostCommandsTest {
   }
 
   @Test
-  void doctorOnACgroupV2TreeWarnsThatTheAgentPolls() {
-    Run r = run(fixtureArgs("v2", "doctor", "-o", "json"));
-    JsonNode n = JsonMapper.builder().build().readTree(r.out());
-    JsonNode memcg = null;
-    for (JsonNode c : n.get("checks")) {
-      if (c.get("name").asString().equals("memcg-notifier")) {
-        memcg = c;
-      }
-    }
-    assertThat(memcg).isNotNull();
-    assertThat(memcg.get("status").asString()).isEqualTo("warn");
-    assertThat(memcg.get("detail").asString()).contains("cgroup v2").contains("polls");
+  void doctorOnACgroupV2TreeReportsTheV2EventSourcesInsteadOfAMemcgWarning() {
+    Path cg = Fixtures.resource("hosts/v2/cgroup");
+    Run r = run(fixtureArgs("v2", "doctor"));
+    assertThat(r.out()).doesNotContain("memcg-notifier");
+    // a fixture tree is no kernel: the PSI triggers are refused there, the rest is found
+    assertThat(check(r, "event-sources"))
+        .startsWith("warn")
+        .contains("cgroup v2 (no memcg thresholds): ")
+        .contains(
+            "PSI trigger refused on "
+                + cg.resolve("memory.pressure")
+                + ": "
+                + cg.resolve("memory.pressure")
+                + " is not a kernel pressure file")
+        .contains("PSI trigger refused on " + cg.resolve("kubepods.slice/memory.pressure"))
+        .contains(cg.resolve("kubepods.slice/memory.events") + " readable (high 7, max 0, oom 0)")
+        .contains(
+            "adaptive poll on (default): reads "
+                + cg.resolve("memory.stat")
+                + " and "
+                + cg.resolve("kubepods.slice/memory.current"));
   }
 
   @Test
@@ -93,5 +107,68 @@ class HostCommandsTest {
         .containsPattern("(?m)^ok +memcg-notifier +threshold on evictd-doctor-\\S+ crossed up");
     assertThat(r.out()).containsPattern("(?m)^ok +psi +/proc/pressure/memory readable");
     assertThat(r.out().lines()).allMatch(l -> l.matches("^(ok|warn|fail) +\\S.*"));
+  }
+
+  private static String check(Run r, String name) {
+    return r.out()
+        .lines()
+        .filter(l -> l.matches("^(ok|warn|fail) +" + java.util.regex.Pattern.quote(name) + " .*"))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + name + " line in:\n" + r.out()));
+  }
+
+  @Test
+  void statsAndDoctorFindEveryPodWithPodsCgroupKubepodsSliceOnASystemdDriverTree() {
+    Run stats = run(fixtureArgs("v2", "stats", "-o", "json", "--pods-cgroup", "kubepods.slice"));
+    assertThat(stats.code()).as(stats.err()).isZero();
+    JsonNode n = JsonMapper.builder().build().readTree(stats.out());
+    assertThat(n.at("/pods").size()).isEqualTo(3);
+    Run doctor = run(fixtureArgs("v2", "doctor", "--pods-cgroup", "kubepods.slice"));
+    assertThat(check(doctor, "pods-cgroup"))
+        .matches("^ok +pods-cgroup +\\S+kubepods\\.slice \\(systemd driver, 3 pod cgroups\\)$");
+  }
+
+  @Test
+  void aPodsCgroupThatCannotBeOneIsRefusedInOneLine() {
+    Run r = run(fixtureArgs("v2", "stats", "--pods-cgroup", "../kubepods"));
+    assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(r.err().trim())
+        .isEqualTo("evictd: --pods-cgroup ../kubepods: \"..\" is not a cgroup name");
+    Run d = run(fixtureArgs("v2", "doctor", "--pods-cgroup", "../kubepods"));
+    assertThat(d.code()).isEqualTo(Main.FAILED);
+    assertThat(check(d, "pods-cgroup")).startsWith("fail");
+  }
+
+  @Test
+  void doctorWarnsAboutRunningPodsTheListHasWithoutACgroup(@TempDir Path tmp) throws Exception {
+    Path pods = tmp.resolve("pods.yaml");
+    StringBuilder y = new StringBuilder("kind: PodList\nitems:\n");
+    String[][] list = {
+      {"web", "dddddddd-1111-2222-3333-444444444444", "Running"},
+      {"api", "eeeeeeee-5555-6666-7777-888888888888", "Running"},
+      {"batch", "ffffffff-9999-aaaa-bbbb-cccccccccccc", "Running"},
+      {"ghost", "99999999-0000-0000-0000-000000000000", "Running"},
+      {"done", "88888888-0000-0000-0000-000000000000", "Succeeded"}
+    };
+    for (String[] p : list) {
+      y.append("- metadata: {namespace: default, name: ")
+          .append(p[0])
+          .append(", uid: ")
+          .append(p[1])
+          .append("}\n  status: {phase: ")
+          .append(p[2])
+          .append("}\n");
+    }
+    Files.writeString(pods, y);
+    Run r = run(fixtureArgs("v2", "doctor", "--pods", pods.toString()));
+    assertThat(check(r, "pod-cgroups"))
+        .startsWith("warn")
+        .contains("1 of 4 running pods listed have no cgroup under")
+        .contains("default/ghost (uid 99999999-0000-0000-0000-000000000000)")
+        .doesNotContain("done");
+    Files.writeString(
+        pods, y.toString().replace("99999999-0000-0000-0000-000000000000", list[0][1]));
+    Run ok = run(fixtureArgs("v2", "doctor", "--pods", pods.toString()));
+    assertThat(check(ok, "pod-cgroups")).startsWith("ok");
   }
 }

@@ -153,4 +153,96 @@ class CgroupKillEvictorTest {
     evictor.close();
     assertThat(sent).hasSize(9);
   }
+
+  @Test
+  void everyPodOfASystemdDriverTreeIsFoundAndKilledWithPodsCgroupKubepodsSlice() throws Exception {
+    TestCgroup.assumeRootWithCgroupV1();
+    pods = TestCgroup.create("kill-systemd");
+    String[] uids = {
+      "0a0a0a0a-1111-2222-3333-444444444444",
+      "0b0b0b0b-1111-2222-3333-444444444444",
+      "0c0c0c0c-1111-2222-3333-444444444444"
+    };
+    String[] dirs = {
+      "kubepods.slice/kubepods-pod" + uids[0].replace('-', '_') + ".slice",
+      "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+          + uids[1].replace('-', '_')
+          + ".slice",
+      "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+          + uids[2].replace('-', '_')
+          + ".slice"
+    };
+    List<Process> procs = new java.util.ArrayList<>();
+    for (String d : dirs) {
+      Path scope = pods.mkdirs(d + "/cri-containerd-1.scope");
+      procs.add(pods.startIn(scope, "exec sleep 600"));
+      TestCgroup.awaitProcesses(scope, 1);
+    }
+    // the name as the operator passes it on a systemd-driver node, here below the test cgroup
+    Cgroups c =
+        Cgroups.detect(Path.of("/sys/fs/cgroup"), pods.dir().getFileName() + "/kubepods.slice");
+    assertThat(c.podCgroups()).containsOnlyKeys(uids);
+    evictor = new CgroupKillEvictor(c);
+    for (int i = 0; i < uids.length; i++) {
+      assertThat(evictor.evict(decision(uids[i], 0)))
+          .as(dirs[i])
+          .isEqualTo(EvictionOutcome.EVICTED);
+      assertThat(procs.get(i).waitFor(5, TimeUnit.SECONDS)).as(dirs[i]).isTrue();
+      assertThat(Cgroups.processes(pods.dir().resolve(dirs[i]))).as(dirs[i]).isEmpty();
+    }
+  }
+
+  private static Path v2PodTree(Path root, String uid, String procs) throws IOException {
+    java.nio.file.Files.writeString(root.resolve("cgroup.controllers"), "cpu memory pids\n");
+    Path pod =
+        java.nio.file.Files.createDirectories(
+            root.resolve(
+                "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+                    + uid.replace('-', '_')
+                    + ".slice"));
+    java.nio.file.Files.writeString(pod.resolve("cgroup.procs"), procs);
+    java.nio.file.Files.writeString(pod.resolve("cgroup.kill"), "");
+    return pod;
+  }
+
+  @Test
+  void onCgroupV2OneWriteToCgroupKillKillsThePodWithoutASignal(
+      @org.junit.jupiter.api.io.TempDir Path root) throws Exception {
+    // the kernel empties cgroup.procs on the write; a fixture pod without processes stands for that
+    Path pod = v2PodTree(root, UID, "");
+    evictor =
+        new CgroupKillEvictor(
+            Cgroups.detect(root, "kubepods.slice"),
+            (pid, sig) -> {
+              throw new AssertionError("no signal expected, got " + sig + " for " + pid);
+            });
+    assertThat(evictor.evict(decision(UID, 0))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(java.nio.file.Files.readString(pod.resolve("cgroup.kill"))).isEqualTo("1");
+  }
+
+  @Test
+  void signalsRemainTheSafetyNetWhenProcessesOutliveTheCgroupKillWrite(
+      @org.junit.jupiter.api.io.TempDir Path root) throws Exception {
+    Path pod = v2PodTree(root, UID, "701\n702\n");
+    List<String> sent = new CopyOnWriteArrayList<>();
+    evictor = new CgroupKillEvictor(Cgroups.detect(root, "kubepods"), fakeProcesses(sent));
+    assertThat(evictor.evict(decision(UID, 0))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(java.nio.file.Files.readString(pod.resolve("cgroup.kill"))).isEqualTo("1");
+    assertThat(sent).containsExactly("701:9", "702:9");
+  }
+
+  @Test
+  void graceBeforeCgroupKillStillStartsWithSigterm(@org.junit.jupiter.api.io.TempDir Path root)
+      throws Exception {
+    Path pod = v2PodTree(root, UID, "801\n");
+    List<String> sent = new CopyOnWriteArrayList<>();
+    evictor = new CgroupKillEvictor(Cgroups.detect(root, "kubepods"), fakeProcesses(sent));
+    assertThat(evictor.evict(decision(UID, 600))).isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(sent).containsExactly("801:15");
+    assertThat(java.nio.file.Files.readString(pod.resolve("cgroup.kill"))).isEmpty();
+    java.nio.file.Files.writeString(pod.resolve("cgroup.procs"), "");
+    evictor.close();
+    assertThat(java.nio.file.Files.readString(pod.resolve("cgroup.kill"))).isEqualTo("1");
+    assertThat(sent).containsExactly("801:15");
+  }
 }

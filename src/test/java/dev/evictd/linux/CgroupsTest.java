@@ -1,6 +1,7 @@
 package dev.evictd.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.evictd.testing.Fixtures;
 import java.nio.file.Files;
@@ -59,15 +60,94 @@ class CgroupsTest {
     Cgroups c = Cgroups.detect(v2, "kubepods");
     Path pods = v2.resolve("kubepods.slice");
     assertThat(c.podsCgroup()).contains(pods);
+    assertThat(c.driver()).contains(Cgroups.Driver.SYSTEMD);
     assertThat(c.podCgroups())
         .containsOnlyKeys(
-            "dddddddd-1111-2222-3333-444444444444", "eeeeeeee-5555-6666-7777-888888888888");
+            "dddddddd-1111-2222-3333-444444444444",
+            "eeeeeeee-5555-6666-7777-888888888888",
+            "ffffffff-9999-aaaa-bbbb-cccccccccccc");
     assertThat(c.podCgroup("dddddddd-1111-2222-3333-444444444444"))
         .contains(pods.resolve("kubepods-poddddddddd_1111_2222_3333_444444444444.slice"));
     assertThat(c.podCgroup("eeeeeeee-5555-6666-7777-888888888888"))
         .contains(
             pods.resolve(
                 "kubepods-burstable.slice/kubepods-burstable-podeeeeeeee_5555_6666_7777_888888888888.slice"));
+    assertThat(c.podCgroup("ffffffff-9999-aaaa-bbbb-cccccccccccc"))
+        .contains(
+            pods.resolve(
+                "kubepods-besteffort.slice/kubepods-besteffort-podffffffff_9999_aaaa_bbbb_cccccccccccc.slice"));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"kubepods", "kubepods.slice", "/kubepods", "/kubepods.slice", "kubepods.slice/"})
+  void everyFormOfTheNameFindsTheSameDirectoryAndEveryPodUnderBothDrivers(String name) {
+    Cgroups systemd = Cgroups.detect(v2, name);
+    assertThat(systemd.podsCgroup()).contains(v2.resolve("kubepods.slice"));
+    assertThat(systemd.driver()).contains(Cgroups.Driver.SYSTEMD);
+    assertThat(systemd.podCgroups()).isEqualTo(Cgroups.detect(v2, null).podCgroups()).hasSize(3);
+    for (String uid : systemd.podCgroups().keySet()) {
+      assertThat(systemd.podCgroup(uid)).as(uid).contains(systemd.podCgroups().get(uid));
+    }
+    Cgroups cgroupfs = Cgroups.detect(v1, name);
+    assertThat(cgroupfs.podsCgroup()).contains(v1.resolve("memory/kubepods"));
+    assertThat(cgroupfs.driver()).contains(Cgroups.Driver.CGROUPFS);
+    assertThat(cgroupfs.podCgroups()).hasSize(3);
+    for (String uid : cgroupfs.podCgroups().keySet()) {
+      assertThat(cgroupfs.podCgroup(uid)).as(uid).contains(cgroupfs.podCgroups().get(uid));
+    }
+  }
+
+  @Test
+  void anAbsolutePathBelowTheMemoryControllerIsTheSameCgroup() {
+    assertThat(Cgroups.detect(v2, v2.resolve("kubepods.slice").toString()).podCgroups()).hasSize(3);
+    assertThat(Cgroups.detect(v1, v1.resolve("memory/kubepods").toString()).podCgroups())
+        .hasSize(3);
+  }
+
+  @Test
+  void aNameThatCannotBeThePodsCgroupIsRefusedInOneLine() {
+    for (String bad : new String[] {"/", "../kubepods", "kubepods/../..", "a//b"}) {
+      assertThatThrownBy(() -> Cgroups.detect(v2, bad))
+          .as(bad)
+          .isInstanceOf(dev.evictd.api.ConfigException.class)
+          .hasMessageStartingWith("--pods-cgroup " + bad + ": ")
+          .hasMessageNotContaining("\n");
+    }
+    // on v1 the memory controller has its own hierarchy: the cgroup root itself is not below it
+    String outside = v1.resolve("kubepods").toString();
+    assertThatThrownBy(() -> Cgroups.detect(v1, outside))
+        .isInstanceOf(dev.evictd.api.ConfigException.class)
+        .hasMessage(
+            "--pods-cgroup "
+                + outside
+                + ": not below the memory controller at "
+                + v1.resolve("memory")
+                + " (give the cgroup name, e.g. kubepods or kubepods.slice)");
+  }
+
+  @Test
+  void aNestedPodsCgroupIsFoundInEitherDriversForm(@TempDir Path root) throws Exception {
+    Files.writeString(root.resolve("cgroup.controllers"), "cpu memory pids\n");
+    Path pods = root.resolve("kubelet.slice/kubelet-kubepods.slice");
+    Path pod =
+        Files.createDirectories(
+            pods.resolve(
+                "kubelet-kubepods-burstable.slice/kubelet-kubepods-burstable-pod12_34.slice"));
+    Path guaranteed = Files.createDirectories(pods.resolve("kubelet-kubepods-pod56_78.slice"));
+    for (String name :
+        new String[] {
+          "/kubelet/kubepods",
+          "kubelet.slice/kubelet-kubepods.slice",
+          "kubelet.slice/kubelet-kubepods"
+        }) {
+      Cgroups c = Cgroups.detect(root, name);
+      assertThat(c.podsCgroup()).as(name).contains(pods);
+      assertThat(c.podCgroups()).as(name).containsOnlyKeys("12-34", "56-78");
+      assertThat(c.podCgroup("12-34")).as(name).contains(pod);
+      assertThat(c.podCgroup("56-78")).as(name).contains(guaranteed);
+    }
+    assertThat(Cgroups.detect(root, "kubepods").podsCgroup()).isEmpty();
   }
 
   @Test

@@ -90,7 +90,28 @@ class HostStatsProviderTest {
     assertThat(s.pods())
         .containsExactlyInAnyOrder(
             pod("dddddddd-1111-2222-3333-444444444444", 1L << 30, 1L << 30, 1L << 30, 3),
-            pod("eeeeeeee-5555-6666-7777-888888888888", 512L << 20, 384L << 20, 256L << 20, 1));
+            pod("eeeeeeee-5555-6666-7777-888888888888", 512L << 20, 384L << 20, 256L << 20, 1),
+            pod("ffffffff-9999-aaaa-bbbb-cccccccccccc", 256L << 20, 192L << 20, 128L << 20, 2));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"kubepods", "kubepods.slice", "/kubepods.slice", "/kubepods", "kubepods.slice/"})
+  void everyFormOfThePodsCgroupNameFindsEveryPodOnASystemdDriverTree(String name) {
+    Path root = Fixtures.resource("hosts/v2");
+    Summary expected = fixture("v2").summary();
+    for (String form : List.of(name, root.resolve("cgroup").resolve("kubepods.slice").toString())) {
+      Summary s =
+          new HostStatsProvider(
+                  new HostPaths(root.resolve("cgroup"), root.resolve("proc"), root, root, form),
+                  null,
+                  CLOCK)
+              .summary();
+      assertThat(s.pods()).as(form).hasSize(3).isEqualTo(expected.pods());
+      assertThat(s.node().systemContainers())
+          .as(form)
+          .isEqualTo(expected.node().systemContainers());
+    }
   }
 
   private static Summary.PodStats pod(String uid, long usage, long ws, long rss, long procs) {
