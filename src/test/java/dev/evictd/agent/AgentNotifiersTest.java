@@ -54,6 +54,8 @@ class AgentNotifiersTest {
               throw new AssertionError("standalone: no client");
             },
             fake)) {
+      // the event sources are made by the background start-up, once the layout is known
+      assertThat(agent.manager()).as("start-up done").isNotNull();
       assertThat(fake.spec()).isNotNull();
       assertThat(fake.spec().adaptivePoll()).isFalse();
       assertThat(fake.spec().memcg()).isTrue();
