@@ -62,6 +62,36 @@ public final class RuleRegex {
     }
   }
 
+  /**
+   * A pattern written for java.util.regex with its escapes of a backslash, u and four hex digits in
+   * RE2's form (backslash, x{XXXX}): the one escape operators commonly use that RE2 spells
+   * differently.
+   */
+  static String javaEscapes(String regex) {
+    if (regex.indexOf('\\') < 0) {
+      return regex;
+    }
+    StringBuilder sb = new StringBuilder(regex.length());
+    for (int i = 0; i < regex.length(); i++) {
+      char c = regex.charAt(i);
+      if (c == '\\' && i + 1 < regex.length()) {
+        char n = regex.charAt(i + 1);
+        if (n == 'u'
+            && i + 6 <= regex.length()
+            && regex.substring(i + 2, i + 6).chars().allMatch(h -> Character.digit(h, 16) >= 0)) {
+          sb.append("\\x{").append(regex, i + 2, i + 6).append('}');
+          i += 5;
+        } else {
+          sb.append(c).append(n);
+          i++;
+        }
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
+
   static Pattern compile(String regex) {
     if (regex == null) {
       throw new IllegalArgumentException("regular expression is null");
@@ -77,7 +107,7 @@ public final class RuleRegex {
     Pattern p = CACHE.get(regex);
     if (p == null) {
       try {
-        p = Pattern.compile(regex);
+        p = Pattern.compile(javaEscapes(regex));
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
             "not an RE2 regular expression: " + e.getDescription() + ": " + e.getPattern());
