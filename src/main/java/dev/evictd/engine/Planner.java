@@ -799,6 +799,9 @@ public final class Planner implements AutoCloseable {
               + podCount
               + " pods): the session is rebuilt from the state kept before this sync");
     }
+    if (budget.keptBytes() == 0) {
+      return; // no size limit
+    }
     long bytes = KeptFacts.estimate(inserted.values(), budget.keptBytes());
     if (bytes > budget.keptBytes()) {
       throw new RuleFailure(
