@@ -82,6 +82,12 @@ final class CodeCheck {
   private final String text;
   private int cursor;
 
+  /**
+   * Whether the fragment is an expression of the DRL language (MVEL runs it): no bytecode check
+   * follows, so calls whose receiver the lint cannot type are judged by name alone.
+   */
+  private boolean expression;
+
   private CodeCheck(String text, RuleNames names, Origin origin, Collection<PolicyFinding> out) {
     this.text = text;
     this.names = names;
@@ -100,13 +106,14 @@ final class CodeCheck {
       c.unparsable(PolicyFinding.NOT_JAVA.substring("cannot be analysed: not ".length()), e);
       return;
     }
-    c.visit(n);
+    c.guardedVisit(n);
   }
 
   /** Checks an expression of the DRL expression language (constraint, from, eval, salience...). */
   static void expression(
       String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
     CodeCheck c = new CodeCheck(code, names, origin, out);
+    c.expression = true;
     Node n;
     try {
       n = DrlxParser.parseExpression(DrlxParser.buildDrlxParserWithArguments(List.of()), code);
@@ -114,7 +121,7 @@ final class CodeCheck {
       c.unparsable("a DRL expression", e);
       return;
     }
-    c.visit(n);
+    c.guardedVisit(n);
   }
 
   /** Checks a type name as written in DRL (pattern type, parameter, global, declared field). */
@@ -127,7 +134,17 @@ final class CodeCheck {
       c.unparsable("a type", e);
       return;
     }
-    c.visit(n);
+    c.guardedVisit(n);
+  }
+
+  /** Visits a parsed fragment; a walk that fails refuses the fragment (fail closed). */
+  private void guardedVisit(Node n) {
+    try {
+      visit(n);
+    } catch (RuntimeException | StackOverflowError e) {
+      refuse(
+          "", "code the lint cannot walk", "cannot be analysed: " + e.getClass().getSimpleName());
+    }
   }
 
   private void unparsable(String what, Throwable e) {
@@ -288,10 +305,62 @@ final class CodeCheck {
     Expression scope = m.getScope().get();
     List<String> segments = segments(scope);
     if (segments != null) {
+      parallelFlag(segments, m);
       chain(segments, name);
     } else {
       visit(scope);
       member(null, name, false);
+      unknownReceiver(name);
+    }
+  }
+
+  /**
+   * Refuses {@code StreamSupport.stream(spliterator, parallel)} (and its int, long and double
+   * forms) unless {@code parallel} is the literal {@code false}: a parallel stream runs the rules'
+   * lambdas on the common fork-join pool, outside the rule thread and its budget.
+   */
+  private void parallelFlag(List<String> segments, MethodCallExpr m) {
+    String name = m.getNameAsString();
+    if (!name.equals("stream") && !name.endsWith("Stream") || m.getArguments().size() < 2) {
+      return;
+    }
+    for (RuleNames.Resolved r : names.resolve(segments)) {
+      if (r.rest().isEmpty() && r.className().equals(PolicyAllowlist.STREAM_SUPPORT)) {
+        Expression flag = m.getArgument(m.getArguments().size() - 1);
+        while (flag instanceof EnclosedExpr en) {
+          flag = en.getInner();
+        }
+        if (!(flag instanceof BooleanLiteralExpr b) || b.getValue()) {
+          refuse(
+              name,
+              "StreamSupport." + name + "(..., " + shown(flag) + ")",
+              "threads (a parallel stream runs on the fork-join pool; pass false)");
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * A short text for an argument in a message (DRL nodes do not print with JavaParser's printer).
+   */
+  private static String shown(Expression e) {
+    if (e instanceof BooleanLiteralExpr b) {
+      return Boolean.toString(b.getValue());
+    }
+    if (e instanceof NameExpr n) {
+      return n.getNameAsString();
+    }
+    return "an expression";
+  }
+
+  /**
+   * In an expression, a call the lint cannot type: refused when its name reads the wall clock (Java
+   * lets a static {@code now()} be called on any instance of its class).
+   */
+  private void unknownReceiver(String method) {
+    if (expression && method.equals("now")) {
+      refuse(method, "now()", PolicyAllowlist.WALL_CLOCK);
     }
   }
 
@@ -333,6 +402,7 @@ final class CodeCheck {
       }
       if (calledMethod != null) {
         member(null, calledMethod, false);
+        unknownReceiver(calledMethod);
       }
       return;
     }
@@ -447,9 +517,11 @@ final class CodeCheck {
       visit(p.getLeft());
       p.getRight().forEach(this::visit);
       visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
+      pattern(p.getOperator().asString(), p.getRight());
     } else if (n instanceof HalfPointFreeExpr p) {
       p.getRight().forEach(this::visit);
       visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
+      pattern(p.getOperator().asString(), p.getRight());
     } else if (n instanceof HalfBinaryExpr h) {
       visit(h.getRight());
     } else if (n instanceof InlineCastExpr c) {
@@ -495,6 +567,27 @@ final class CodeCheck {
         || n instanceof BigDecimalLiteralExpr
         || n instanceof BigIntegerLiteralExpr)) {
       refuse("", n.getClass().getSimpleName(), "cannot be analysed: unknown expression form");
+    }
+  }
+
+  /**
+   * The literal pattern of a {@code matches}: RE2/J runs it (see {@link Re2ConstraintBuilder}), so
+   * it must be RE2 syntax (no back-references, no look-around).
+   */
+  private void pattern(String operator, List<Expression> right) {
+    if (!operator.equals("matches")) {
+      return;
+    }
+    for (Expression e : right) {
+      if (e instanceof com.github.javaparser.ast.expr.StringLiteralExpr lit) {
+        String error = RuleRegex.syntaxError(lit.asString());
+        if (error != null) {
+          refuse(
+              "matches",
+              "matches \"" + lit.getValue() + "\"",
+              "not a regular expression RE2/J accepts: " + error);
+        }
+      }
     }
   }
 

@@ -107,6 +107,10 @@ public final class Planner implements AutoCloseable {
 
   private volatile SessionState st = new SessionState();
   private volatile List<Object> stateBeforeSync = List.of();
+
+  /** Bytes the rule thread may still allocate in this sync (0: unlimited). */
+  private long allocationLeft;
+
   private long seq;
   private boolean closed;
 
@@ -245,6 +249,13 @@ public final class Planner implements AutoCloseable {
 
   private static final class SessionState {
     final List<FactHandle> perSyncHandles = new ArrayList<>();
+
+    /**
+     * The facts rules inserted that are still in the session (per-sync ones until the next sync
+     * retracts them): what the kept-facts budget counts and measures.
+     */
+    final Map<FactHandle, Object> ruleInserted = new IdentityHashMap<>();
+
     final SyncFacts perSyncFacts = new SyncFacts();
 
     /** The ranking the planner inserted in this sync and its pods, in rank order. */
@@ -351,6 +362,7 @@ public final class Planner implements AutoCloseable {
    * next sync opens a new one from the state kept before the sync.
    */
   private String guarded(String what, Runnable work) {
+    allocationLeft = budget.allocatedBytesFor(pods.size());
     String failure = guardedUntil(what, System.nanoTime() + budget.time().toNanos(), work);
     if (failure != null) {
       dropSession();
@@ -599,6 +611,7 @@ public final class Planner implements AutoCloseable {
               + " (or they must end)");
     }
     long[] timeLeft = {budget.time().toNanos()};
+    allocationLeft = budget.allocatedBytesFor(activePods.size());
     List<ReclaimAction> reclaimed = new ArrayList<>();
     List<ReclaimRequest> requests = new ArrayList<>();
     long[] firingsLeft = {0};
@@ -608,6 +621,7 @@ public final class Planner implements AutoCloseable {
           firingsLeft[0] = fire(List.of("rank"), firingsLeft[0]);
           rank(warnings);
           firingsLeft[0] = fire(List.of("decide", "commit"), firingsLeft[0]);
+          checkKept(pods.size());
           plan[0] = buildPlan(now, reclaimed, warnings, null);
         };
     String[] doing = {"observing and selecting"};
@@ -618,6 +632,11 @@ public final class Planner implements AutoCloseable {
             timeLeft,
             () -> {
               if (session == null) {
+                // after a failed sync: its pods and observations come back with this sync's, so a
+                // pod that made a condition fail is not loaded again if it is gone
+                pods.clear();
+                observations.clear();
+                observationHandles.clear();
                 openSession(rules, copies(stateBeforeSync));
               }
               stateBeforeSync = copies(stateFacts());
@@ -721,6 +740,7 @@ public final class Planner implements AutoCloseable {
 
   /** The same, {@code what} read when a failure is reported (the work may say what it is doing). */
   private String guardedUntil(Supplier<String> what, long deadline, Runnable work) {
+    long limit = allocationLeft;
     try {
       runner.run(
           () -> {
@@ -728,10 +748,22 @@ public final class Planner implements AutoCloseable {
             return null;
           },
           deadline,
+          limit,
           this::halt);
       return null;
     } catch (RuleFailure e) {
       return e.getMessage();
+    } catch (OutOfMemoryError e) {
+      // Rule code filled the heap (or asked for an impossible array): what it built goes with the
+      // session, which the next sync rebuilds from the state kept before this one.
+      String rule = st.lastRule;
+      dropSession();
+      return (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
+          + " while "
+          + what.get()
+          + ": "
+          + describe(e)
+          + "; the session is rebuilt from the state kept before this sync";
     } catch (RuntimeException | StackOverflowError e) {
       String rule = st.lastRule;
       return (rule == null ? "rules failed" : "rule \"" + rule + "\" failed")
@@ -740,11 +772,75 @@ public final class Planner implements AutoCloseable {
           + ": "
           + describe(e);
     } catch (RuleRunner.Overrun o) {
-      String m = overrunMessage(what.get(), o);
+      String m =
+          o.allocated() >= 0
+              ? allocationMessage(what.get(), o, limit)
+              : overrunMessage(what.get(), o);
       if (o.stuck()) {
         dropSession(true);
       }
       return m;
+    } finally {
+      long used = runner.lastAllocated();
+      if (allocationLeft > 0 && used > 0) {
+        allocationLeft = Math.max(1, allocationLeft - used);
+      }
+    }
+  }
+
+  private String allocationMessage(String what, RuleRunner.Overrun o, long limit) {
+    SessionState state = st;
+    String rule = state.lastRule;
+    String m =
+        (rule == null ? "rules" : "rule \"" + rule + "\"")
+            + " allocated more than the budget of "
+            + mebibytes(budget.allocatedBytesFor(pods.size()))
+            + " in one sync ("
+            + mebibytes(o.allocated())
+            + " while "
+            + what
+            + (state.phase.isEmpty() ? "" : " in phase " + state.phase)
+            + ")";
+    if (o.stuck()) {
+      m += "; its thread did not stop and is abandoned (" + runner.abandoned() + " so far)";
+    }
+    return m;
+  }
+
+  private static String mebibytes(long bytes) {
+    return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  }
+
+  /**
+   * Fails the sync when the facts the rules inserted and left in the session are more, or hold
+   * more, than the budget allows: the failure drops the session, and with it what they kept.
+   */
+  private void checkKept(int podCount) {
+    Map<FactHandle, Object> inserted = st.ruleInserted;
+    long maxFacts = budget.keptFactsFor(podCount);
+    if (inserted.size() > maxFacts) {
+      throw new RuleFailure(
+          "rules keep "
+              + inserted.size()
+              + " facts they inserted in the session (at most "
+              + maxFacts
+              + " with "
+              + podCount
+              + " pods): the session is rebuilt from the state kept before this sync");
+    }
+    if (budget.keptBytes() == 0) {
+      return; // no size limit
+    }
+    long bytes = KeptFacts.estimate(inserted.values(), budget.keptBytes());
+    if (bytes > budget.keptBytes()) {
+      throw new RuleFailure(
+          "the facts rules inserted hold more than "
+              + mebibytes(budget.keptBytes())
+              + " (at least "
+              + mebibytes(bytes)
+              + ", "
+              + KeptFacts.largest(inserted.values())
+              + "): the session is rebuilt from the state kept before this sync");
     }
   }
 
@@ -795,6 +891,7 @@ public final class Planner implements AutoCloseable {
                 + ": "
                 + describe(e));
       }
+      // an OutOfMemoryError goes up as it is: guardedUntil drops the session before anything else
       firingsLeft -= fired;
       if (st.stopRequested) {
         // halted at the end of the time budget: the caller reports it; stop before the next phase
@@ -816,8 +913,16 @@ public final class Planner implements AutoCloseable {
 
   private static String describe(Throwable t) {
     String m = t.getMessage();
+    Throwable root = t;
+    for (int i = 0; i < 10 && root.getCause() != null && root.getCause() != root; i++) {
+      root = root.getCause();
+    }
+    // the engine wraps what a condition threw: a stack overflow or exhausted heap is named
+    String cause =
+        root != t && root instanceof VirtualMachineError ? " (" + describe(root) + ")" : "";
     return t.getClass().getSimpleName()
-        + (m == null ? "" : ": " + m.lines().findFirst().orElse(""));
+        + (m == null ? "" : ": " + m.lines().findFirst().orElse(""))
+        + cause;
   }
 
   private void clearPerSync() {
@@ -1464,6 +1569,7 @@ public final class Planner implements AutoCloseable {
       if (st.currentFiring != null) {
         st.currentFiring.produced().add(o);
         st.producedBy.put(o, st.currentFiring);
+        st.ruleInserted.put(event.getFactHandle(), o);
       }
     }
 
@@ -1475,11 +1581,15 @@ public final class Planner implements AutoCloseable {
         st.perSyncFacts.remove(old);
         st.perSyncFacts.add(o);
       }
+      if (old != o && st.ruleInserted.containsKey(event.getFactHandle())) {
+        st.ruleInserted.put(event.getFactHandle(), o);
+      }
     }
 
     @Override
     public void objectDeleted(ObjectDeletedEvent event) {
       Object o = event.getOldObject();
+      st.ruleInserted.remove(event.getFactHandle());
       if (o instanceof ThresholdState ts) {
         st.thresholdStates.remove(ts);
       }

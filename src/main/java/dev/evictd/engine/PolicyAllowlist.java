@@ -19,6 +19,14 @@ final class PolicyAllowlist {
   /** The package every rule file must declare (or a package below it). */
   static final String RULES_PACKAGE = "dev.evictd.rules";
 
+  /** Why a non-deterministic source is refused. */
+  static final String NON_DETERMINISTIC =
+      "non-deterministic (wall clock, randomness or host settings: rules read time from SyncClock)";
+
+  /** Why java.util.regex and the String methods on it are refused. */
+  static final String REGEX =
+      "regular expression on java.util.regex, which can backtrack for ever (use RuleRegex, on RE2/J)";
+
   /** Packages whose every class is allowed (not their subpackages). */
   static final Set<String> PACKAGES =
       Set.of(
@@ -30,7 +38,6 @@ final class PolicyAllowlist {
           "java.math",
           "java.util.function",
           "java.util.stream",
-          "java.util.regex",
           // the fabric8 Pod a PodFact carries: data objects; the compiled-code check allows only
           // their getters
           "io.fabric8.kubernetes.api.model");
@@ -39,6 +46,8 @@ final class PolicyAllowlist {
   static final Set<String> CLASSES =
       Set.of(
           "dev.evictd.engine.EvictionMessages",
+          // regular expressions on RE2/J (linear time): what rules use instead of java.util.regex
+          "dev.evictd.engine.RuleRegex",
           // Go-style durations in messages ("10m0s"): parse and format, nothing else
           "dev.evictd.config.GoDuration",
           // the annotation a rule needs to be re-evaluated eagerly (@Propagation(EAGER)); metadata
@@ -91,7 +100,6 @@ final class PolicyAllowlist {
           "java.util.TreeMap",
           "java.util.SortedMap",
           "java.util.NavigableMap",
-          "java.util.IdentityHashMap",
           "java.util.EnumMap",
           "java.util.AbstractMap",
           "java.util.Set",
@@ -106,6 +114,9 @@ final class PolicyAllowlist {
           "java.util.ArrayDeque",
           "java.util.PriorityQueue",
           "java.util.Iterator",
+          // what StreamSupport.stream takes (its parallel flag is checked where it is called)
+          "java.util.Spliterator",
+          "java.util.Spliterators",
           "java.util.ListIterator",
           "java.util.Collections",
           "java.util.Arrays",
@@ -194,7 +205,59 @@ final class PolicyAllowlist {
           Map.entry("getKieBase", "engine internals"),
           Map.entry("getEntryPoint", "engine internals"),
           Map.entry("getEntryPoints", "engine internals"),
-          Map.entry("getChannels", "engine internals"));
+          Map.entry("getChannels", "engine internals"),
+          // non-deterministic sources: plans must depend on the inputs alone (time: SyncClock)
+          Map.entry("randomUUID", NON_DETERMINISTIC),
+          Map.entry("random", NON_DETERMINISTIC),
+          Map.entry("shuffle", NON_DETERMINISTIC),
+          Map.entry("systemDefault", NON_DETERMINISTIC),
+          Map.entry("systemDefaultZone", NON_DETERMINISTIC),
+          Map.entry("systemUTC", NON_DETERMINISTIC),
+          Map.entry("getDefault", NON_DETERMINISTIC),
+          Map.entry("defaultCharset", NON_DETERMINISTIC),
+          Map.entry("currentTimeMillis", NON_DETERMINISTIC),
+          Map.entry("nanoTime", NON_DETERMINISTIC),
+          Map.entry("identityHashCode", NON_DETERMINISTIC),
+          Map.entry("getHostName", NON_DETERMINISTIC),
+          Map.entry("getLocalHost", NON_DETERMINISTIC),
+          Map.entry("availableProcessors", NON_DETERMINISTIC));
+
+  /**
+   * Members that run java.util.regex, refused on every receiver but {@link RuleRegex} (the source
+   * check cannot always know a receiver's type).
+   */
+  static final Set<String> REGEX_MEMBERS =
+      Set.of("matches", "replaceAll", "replaceFirst", "split", "splitAsStream", "asPredicate");
+
+  /** The class whose regular-expression methods run on RE2/J. */
+  static final String RULE_REGEX = "dev.evictd.engine.RuleRegex";
+
+  /**
+   * The static factories of the parallel-capable streams: refused unless their {@code parallel}
+   * argument is the literal {@code false}.
+   */
+  static final String STREAM_SUPPORT = "java.util.stream.StreamSupport";
+
+  /** Why reading the wall clock is refused ({@code Instant.now()}, {@code LocalDate.now()}...). */
+  static final String WALL_CLOCK =
+      "non-deterministic (the wall clock: rules read time from SyncClock)";
+
+  /**
+   * Whether a call reads the wall clock: {@code now} on a java.time class, or any call on {@code
+   * Clock} or {@code InstantSource} but the value readers of a clock a rule was given.
+   */
+  static boolean readsWallClock(String owner, String member) {
+    if (owner == null) {
+      return false;
+    }
+    String o = elementType(owner);
+    if (!o.startsWith("java.time.")) {
+      return false;
+    }
+    return member.equals("now")
+        || ((o.equals("java.time.Clock") || o.equals("java.time.InstantSource"))
+            && (member.startsWith("system") || member.startsWith("tick")));
+  }
 
   /** Members refused on one class only (owner binary name, then member). */
   static final Map<String, Map<String, String>> CLASS_MEMBERS =
@@ -238,6 +301,13 @@ final class PolicyAllowlist {
           Map.entry("java.net.URLClassLoader", "class loading"),
           Map.entry("java.security.SecureClassLoader", "class loading"),
           Map.entry("java.util.ServiceLoader", "class loading"),
+          Map.entry("java.util.regex.", REGEX),
+          Map.entry("java.util.Random", NON_DETERMINISTIC),
+          Map.entry("java.util.SplittableRandom", NON_DETERMINISTIC),
+          Map.entry("java.util.TimeZone", NON_DETERMINISTIC),
+          // iterates in identity-hash order, which differs from run to run
+          Map.entry("java.util.IdentityHashMap", NON_DETERMINISTIC),
+          Map.entry("java.util.concurrent.ThreadLocalRandom", NON_DETERMINISTIC),
           Map.entry("java.util.ResourceBundle", "class loading"),
           Map.entry("java.lang.Thread", "threads"),
           Map.entry("java.lang.ThreadGroup", "threads"),
@@ -317,6 +387,14 @@ final class PolicyAllowlist {
    * too.
    */
   static Optional<String> refusedMember(String owner, String member) {
+    if (REGEX_MEMBERS.contains(member)) {
+      return owner != null && elementType(owner).equals(RULE_REGEX)
+          ? Optional.empty()
+          : Optional.of(REGEX);
+    }
+    if (readsWallClock(owner, member)) {
+      return Optional.of(WALL_CLOCK);
+    }
     String any = MEMBERS.get(member);
     if (any != null) {
       return Optional.of(any);

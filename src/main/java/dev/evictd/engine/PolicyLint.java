@@ -91,6 +91,10 @@ public final class PolicyLint {
   /** Rule attributes that schedule firings on a timer thread, outside the planner's sync. */
   private static final Set<String> SCHEDULING_ATTRIBUTES = Set.of("timer", "duration", "calendars");
 
+  /** Type annotations that make facts events, with a timestamp, duration or expiry. */
+  private static final Set<String> EVENT_METADATA =
+      Set.of("role", "expires", "timestamp", "duration");
+
   /** Rule attributes whose value is an expression evaluated at runtime. */
   private static final Set<String> EXPRESSION_ATTRIBUTES = Set.of("salience", "enabled");
 
@@ -106,19 +110,25 @@ public final class PolicyLint {
    *     line
    * @param declaredTypes simple names of the types the rules declare
    * @param unparsed files the DRL parser could not read (the rule compiler reports their errors)
+   * @param declarations declared type simple name to its file and line
+   * @param names how the rule set's names resolve (for checking the expressions the engine
+   *     compiled)
    */
   public record Report(
       List<PolicyFinding> findings,
       Map<String, Location> rules,
       Map<String, Location> functions,
       Set<String> declaredTypes,
-      List<String> unparsed) {
+      List<String> unparsed,
+      Map<String, Location> declarations,
+      RuleNames names) {
     public Report {
       findings = List.copyOf(findings);
       rules = Map.copyOf(rules);
       functions = Map.copyOf(functions);
       declaredTypes = Set.copyOf(declaredTypes);
       unparsed = List.copyOf(unparsed);
+      declarations = Map.copyOf(declarations);
     }
 
     /** Whether nothing is refused. */
@@ -168,6 +178,7 @@ public final class PolicyLint {
     Set<String> declared = new LinkedHashSet<>();
     Map<String, Location> functions = new LinkedHashMap<>();
     Map<String, Location> rules = new LinkedHashMap<>();
+    Map<String, Location> declarations = new LinkedHashMap<>();
     Map<String, String> singleImports = new HashMap<>();
     List<String> wildcards = new ArrayList<>();
     RuleNames bootstrap = names(Set.of(), Map.of(), List.of());
@@ -176,11 +187,17 @@ public final class PolicyLint {
         if (existing(bootstrap, t).isEmpty()) {
           ruleTypes.add(t.getTypeName());
           declared.add(t.getTypeName());
+          declarations.put(
+              t.getTypeName(),
+              new Location(p.source().path(), t.getLine(), "declare " + t.getTypeName()));
         }
       }
       for (EnumDeclarationDescr e : p.pkg().getEnumDeclarations()) {
         ruleTypes.add(e.getTypeName());
         declared.add(e.getTypeName());
+        declarations.put(
+            e.getTypeName(),
+            new Location(p.source().path(), e.getLine(), "declare enum " + e.getTypeName()));
       }
       for (FunctionDescr f : p.pkg().getFunctions()) {
         String cls = Character.toUpperCase(f.getName().charAt(0)) + f.getName().substring(1);
@@ -212,7 +229,7 @@ public final class PolicyLint {
     sorted.sort(
         Comparator.comparingInt((PolicyFinding f) -> order.indexOf(f.file()))
             .thenComparingInt(PolicyFinding::line));
-    return new Report(sorted, rules, functions, declared, unparsed);
+    return new Report(sorted, rules, functions, declared, unparsed, declarations, names);
   }
 
   private static RuleNames names(
@@ -422,6 +439,12 @@ public final class PolicyLint {
         refuse(i.getLine(), "import", "function " + target, PolicyFinding.UNKNOWN);
       } else if (!PolicyAllowlist.allowed(binary)) {
         refuse(i.getLine(), "import", "function " + target, PolicyAllowlist.category(binary));
+      } else if (binary.equals(PolicyAllowlist.STREAM_SUPPORT)) {
+        refuse(
+            i.getLine(),
+            "import",
+            "function " + target,
+            "threads (StreamSupport's parallel flag must be seen at each call)");
       } else {
         PolicyAllowlist.refusedMember(binary, member)
             .ifPresent(r -> refuse(i.getLine(), "import", "function " + target, r));
@@ -431,6 +454,7 @@ public final class PolicyLint {
     private void typeDeclaration(TypeDeclarationDescr t) {
       String where = "declare " + t.getTypeName();
       int line = t.getLine();
+      eventMetadata(t, line, where);
       for (String c : existing(names, t)) {
         // "declare SomeClass" adds metadata to an existing class: it must be one rules may use
         if (!PolicyAllowlist.allowed(c)) {
@@ -441,6 +465,35 @@ public final class PolicyLint {
         CodeCheck.type(s.getFullName(), origin(line, where), names, out);
       }
       fields(t.getFields(), line, where);
+    }
+
+    /**
+     * Refuses event metadata: on evictd's own types it breaks the planner's facts (an expired
+     * EvictionAttempt), and on any type it hands expiry to the engine's clock, outside the sync.
+     */
+    private void eventMetadata(TypeDeclarationDescr t, int line, String where) {
+      boolean own =
+          existing(names, t).stream()
+              .anyMatch(c -> !PolicyAllowlist.isRulePackage(PolicyAllowlist.packageOf(c)));
+      for (org.drools.drl.ast.descr.AnnotationDescr a : t.getAnnotations()) {
+        String n = a.getName();
+        if (!EVENT_METADATA.contains(n)) {
+          continue;
+        }
+        if (n.equals("role") && !String.valueOf(a.getSingleValueAsString()).contains("event")) {
+          continue;
+        }
+        int at = a.getLine() > 0 ? a.getLine() : line;
+        refuse(
+            at,
+            where,
+            "@" + n,
+            own
+                ? "event metadata on evictd's own type "
+                    + t.getTypeName()
+                    + " (the planner keeps and retracts its facts itself)"
+                : "event metadata (events expire on the engine's clock, outside the sync)");
+      }
     }
 
     private void enumDeclaration(EnumDeclarationDescr e) {

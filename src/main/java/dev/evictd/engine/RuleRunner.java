@@ -23,13 +23,27 @@ final class RuleRunner implements AutoCloseable {
   /** How long work that overran gets to come back after it was asked to stop. */
   static final long GRACE_MILLIS = 200;
 
-  /** Rule work that did not finish within its deadline. */
+  /** Rule work that did not finish within its deadline, or allocated more than it may. */
   static final class Overrun extends Exception {
     private final boolean stuck;
+    private final long allocated;
 
     Overrun(boolean stuck) {
+      this(stuck, -1);
+    }
+
+    Overrun(boolean stuck, long allocated) {
       super(null, null, false, false);
       this.stuck = stuck;
+      this.allocated = allocated;
+    }
+
+    /**
+     * The bytes the work had allocated when it went past its allocation limit; -1 when it overran
+     * its deadline instead.
+     */
+    long allocated() {
+      return allocated;
     }
 
     /**
@@ -50,6 +64,40 @@ final class RuleRunner implements AutoCloseable {
    */
   static final long SPIN_NANOS = Runtime.getRuntime().availableProcessors() > 1 ? 50_000 : 0;
 
+  /** How often the caller looks at what the rule thread allocated while it waits for it. */
+  static final long ALLOCATION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+  /**
+   * Bytes allocated per thread (HotSpot's extension), or null where the JVM does not count them.
+   */
+  private static final com.sun.management.ThreadMXBean ALLOCATIONS = allocationCounter();
+
+  private static com.sun.management.ThreadMXBean allocationCounter() {
+    try {
+      if (java.lang.management.ManagementFactory.getThreadMXBean()
+              instanceof com.sun.management.ThreadMXBean t
+          && t.isThreadAllocatedMemorySupported()) {
+        if (!t.isThreadAllocatedMemoryEnabled()) {
+          t.setThreadAllocatedMemoryEnabled(true);
+        }
+        return t;
+      }
+    } catch (RuntimeException | LinkageError e) {
+      LOG.warn("bytes allocated by rule threads cannot be measured: {}", e.toString());
+    }
+    return null;
+  }
+
+  /** Whether this JVM measures what the rule thread allocates (the allocation budget applies). */
+  static boolean measuresAllocation() {
+    return ALLOCATIONS != null;
+  }
+
+  /** Bytes the given thread allocated so far, or -1 when unknown. */
+  private static long allocatedBy(Thread t) {
+    return ALLOCATIONS == null ? -1 : ALLOCATIONS.getThreadAllocatedBytes(t.getId());
+  }
+
   /** One piece of work handed to the rule thread, and its outcome. */
   private static final class Job {
     final Callable<?> work;
@@ -57,6 +105,12 @@ final class RuleRunner implements AutoCloseable {
     Object result;
     Throwable error;
     volatile boolean done;
+
+    /** The rule thread's allocation counter when the job started (-1 unknown). */
+    volatile long allocatedAtStart = -1;
+
+    /** Bytes the job allocated (-1 unknown), set when it is done. */
+    volatile long allocated = -1;
 
     Job(Callable<?> work, Thread caller) {
       this.work = work;
@@ -95,10 +149,16 @@ final class RuleRunner implements AutoCloseable {
           }
           continue;
         }
+        long start = ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
+        j.allocatedAtStart = start;
         try {
           j.result = j.work.call();
         } catch (Throwable t) {
+          // OutOfMemoryError and StackOverflowError included: the caller fails the sync with them
           j.error = t;
+        }
+        if (start >= 0) {
+          j.allocated = ALLOCATIONS.getCurrentThreadAllocatedBytes() - start;
         }
         j.done = true;
         LockSupport.unpark(j.caller);
@@ -109,6 +169,7 @@ final class RuleRunner implements AutoCloseable {
 
   private Worker worker;
   private int abandoned;
+  private long lastAllocated = -1;
 
   /**
    * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
@@ -124,30 +185,57 @@ final class RuleRunner implements AutoCloseable {
    * @param stop asks the work to stop (called from this thread when the deadline passes)
    * @throws Overrun when the deadline passed
    */
-  @SuppressWarnings("unchecked")
   <T> T run(Callable<T> work, long deadlineNanos, Runnable stop) throws Overrun {
+    return run(work, deadlineNanos, 0, stop);
+  }
+
+  /**
+   * Runs {@code work} on the rule thread and waits for it until {@code deadlineNanos} ({@link
+   * System#nanoTime}), or until it has allocated more than {@code maxAllocatedBytes} (0: no limit).
+   * Exceptions and errors thrown by the work are rethrown.
+   *
+   * @param stop asks the work to stop (called from this thread when a limit is passed)
+   * @throws Overrun when the deadline passed or the work allocated too much ({@link
+   *     Overrun#allocated()})
+   */
+  @SuppressWarnings("unchecked")
+  <T> T run(Callable<T> work, long deadlineNanos, long maxAllocatedBytes, Runnable stop)
+      throws Overrun {
     if (worker == null) {
       worker = new Worker();
     }
+    long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
     Job job = new Job(work, Thread.currentThread());
+    lastAllocated = -1;
     worker.submit(job);
-    boolean interrupted = !await(job, deadlineNanos);
-    if (interrupted || !job.done) {
+    Thread ruleThread = worker.thread;
+    int waited = await(job, deadlineNanos, limit, ruleThread);
+    long over = waited == OVER_ALLOCATION ? allocatedSoFar(job, ruleThread) : -1;
+    if (waited == INTERRUPTED || !job.done) {
       stop.run();
-      if (interrupted) {
+      if (waited == INTERRUPTED) {
         Thread.currentThread().interrupt();
         abandon();
-        throw new Overrun(true);
+        throw new Overrun(true, over);
       }
-      boolean back = await(job, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS));
+      // Work stopped for allocating too much is not stuck: it may finish what it does within the
+      // time it has left. Work past its deadline gets the grace.
+      long grace = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MILLIS);
+      long backBy = waited == OVER_ALLOCATION ? Math.max(deadlineNanos, grace) : grace;
+      boolean back = await(job, backBy, 0, ruleThread) != INTERRUPTED;
       if (!back) {
         Thread.currentThread().interrupt();
       }
       if (!job.done) {
         abandon();
-        throw new Overrun(true);
+        throw new Overrun(true, over);
       }
-      throw new Overrun(false); // it came back (with whatever the stop made it throw)
+      lastAllocated = job.allocated;
+      throw new Overrun(false, over); // it came back (with whatever the stop made it throw)
+    }
+    lastAllocated = job.allocated;
+    if (limit > 0 && job.allocated > limit) {
+      throw new Overrun(false, job.allocated);
     }
     Throwable c = job.error;
     if (c == null) {
@@ -162,27 +250,48 @@ final class RuleRunner implements AutoCloseable {
     throw new IllegalStateException(c);
   }
 
+  /** Bytes the last piece of work allocated on the rule thread; -1 when unknown. */
+  long lastAllocated() {
+    return lastAllocated;
+  }
+
+  private static long allocatedSoFar(Job job, Thread ruleThread) {
+    long start = job.allocatedAtStart;
+    long now = allocatedBy(ruleThread);
+    return start < 0 || now < 0 ? -1 : now - start;
+  }
+
+  private static final int FINISHED = 0;
+  private static final int INTERRUPTED = 1;
+  private static final int OVER_ALLOCATION = 2;
+
   /**
-   * Waits until the job is done or the deadline passes: spins briefly, then parks. Returns false
-   * when this thread was interrupted.
+   * Waits until the job is done, the deadline passes or (with a {@code limit}) the rule thread
+   * allocated more than it may: spins briefly, then parks. Returns {@link #INTERRUPTED} when this
+   * thread was interrupted, {@link #OVER_ALLOCATION} when the job allocated too much, else {@link
+   * #FINISHED} (done or past the deadline).
    */
-  private static boolean await(Job job, long deadlineNanos) {
+  private static int await(Job job, long deadlineNanos, long limit, Thread ruleThread) {
     long spinUntil = System.nanoTime() + SPIN_NANOS;
     while (!job.done) {
       long now = System.nanoTime();
       if (now >= deadlineNanos) {
-        return true;
+        return FINISHED;
       }
       if (now < spinUntil) {
         Thread.onSpinWait();
       } else {
-        LockSupport.parkNanos(job, deadlineNanos - now);
+        long wait = deadlineNanos - now;
+        LockSupport.parkNanos(job, limit > 0 ? Math.min(wait, ALLOCATION_POLL_NANOS) : wait);
+        if (limit > 0 && !job.done && allocatedSoFar(job, ruleThread) > limit) {
+          return OVER_ALLOCATION;
+        }
       }
       if (Thread.interrupted()) {
-        return false;
+        return INTERRUPTED;
       }
     }
-    return true;
+    return FINISHED;
   }
 
   private void abandon() {

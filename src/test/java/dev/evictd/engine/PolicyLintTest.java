@@ -33,7 +33,10 @@ class PolicyLintTest {
           // its package-level dialect turns every other file's consequences into MVEL
           "mvel-package-dialect.drl",
           // Drools' own Java preprocessor rejects the escaped identifier: it never compiles
-          "unicode-escape-identifier.drl");
+          "unicode-escape-identifier.drl",
+          // its package-wide function import turns every other file's SyncClock property "now"
+          // into a call of Instant.now()
+          "wall-clock-function-import.drl");
 
   record Expectation(String source, String compiled) {}
 
