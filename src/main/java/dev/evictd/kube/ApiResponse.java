@@ -15,6 +15,9 @@ import tools.jackson.databind.json.JsonMapper;
 public record ApiResponse(int code, String body, String error) {
   private static final int MAX_BODY_IN_MESSAGE = 300;
   private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final java.util.regex.Pattern FORBIDDEN_USER =
+      java.util.regex.Pattern.compile(
+          "User \\\\?\"([^\"\\\\]{1,256})\\\\?\"|\\(user=([^,)]{1,256})[,)]");
 
   public ApiResponse {
     body = body == null ? "" : body;
@@ -43,7 +46,25 @@ public record ApiResponse(int code, String body, String error) {
       return error;
     }
     String message = statusMessage();
+    if (code == 403) {
+      String user = forbiddenUser();
+      return "HTTP 403: not authorized"
+          + (user == null ? "" : " as " + user)
+          + (message.isEmpty() ? "" : ": " + message);
+    }
     return "HTTP " + code + (message.isEmpty() ? "" : ": " + message);
+  }
+
+  /**
+   * The user a 403 names: the API server's {@code User "NAME" cannot ...} or the kubelet's {@code
+   * Forbidden (user=NAME, verb=...)}; null when the body names none.
+   */
+  public String forbiddenUser() {
+    java.util.regex.Matcher m = FORBIDDEN_USER.matcher(body);
+    if (m.find()) {
+      return m.group(1) != null ? m.group(1) : m.group(2);
+    }
+    return null;
   }
 
   /** The message of a Kubernetes Status body, or the body itself (shortened). */

@@ -67,7 +67,7 @@ class AgentEndToEndTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
+        "nodeName: node-1\nstats: kubelet-proxy\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
             + "fsLayout: shared\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
