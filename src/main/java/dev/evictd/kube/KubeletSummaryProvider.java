@@ -115,6 +115,11 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
         api, KUBELET_PATH, nodeName, maxAge, clock, http, endpoint.baseUri().toString());
   }
 
+  /** GET another path of the same kubelet (or API server), e.g. {@code /configz} for a capture. */
+  ApiResponse get(String otherPath) {
+    return api.get(otherPath);
+  }
+
   @Override
   public Summary summary() {
     ApiResponse r = api.get(path);

@@ -119,6 +119,14 @@ final class KubeletTls {
     }
   }
 
+  private static String rootMessage(Throwable t) {
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+  }
+
   private static String describeNames(X509Certificate cert) {
     List<String> out = new ArrayList<>();
     for (List<?> san : sans(cert)) {
@@ -152,7 +160,7 @@ final class KubeletTls {
                     : "the CA in " + endpoint.caFile())
                 + ": set kubeletCaFile to the CA of the kubelet's serving certificate, or"
                 + " kubeletInsecureSkipTLSVerify: true ("
-                + e.getMessage()
+                + rootMessage(e)
                 + ")",
             e);
       }
