@@ -76,11 +76,15 @@ public final class NodePodInformer implements PodSource {
     return true;
   }
 
-  private static String describe(Throwable t) {
+  static String describe(Throwable t) {
     Throwable c = t;
     while (true) {
       if (c instanceof KubernetesClientException k && k.getCode() > 0) {
         String m = k.getStatus() == null ? null : k.getStatus().getMessage();
+        if (k.getCode() == 403) {
+          // an authorization problem, not a network one: say as whom
+          return new ApiResponse(403, m == null ? "" : m, null).describe();
+        }
         return "HTTP " + k.getCode() + (m == null ? "" : ": " + m);
       }
       if (c instanceof java.io.IOException || c.getCause() == null || c.getCause() == c) {
