@@ -314,6 +314,27 @@ class KubeletSummaryProviderTest {
     }
   }
 
+  /**
+   * The kubeadm default: the kubelet's self-signed certificate for its host name, trusted through
+   * its own pki/kubelet.crt (mounted read-only with /var/lib/kubelet), dialled at the host IP.
+   */
+  @Test
+  void aSelfSignedKubeletIsTrustedThroughItsOwnCertificateFile(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = FakeKubelet.withCertificateFor("t", SUMMARY, "node-a");
+        KubeletSummaryProvider p =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()),
+                    token,
+                    kubelet.kubeletCrt(),
+                    false,
+                    "node-a",
+                    false))) {
+      assertThat(p.summary().node().nodeName()).isEqualTo("node-a");
+    }
+  }
+
   @Test
   void plainHttpIsRefusedUnlessAllowedAndThenCarriesNoToken(@TempDir Path dir) throws Exception {
     Path token = Files.writeString(dir.resolve("token"), "secret");

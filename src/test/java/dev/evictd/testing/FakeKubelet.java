@@ -65,6 +65,7 @@ public final class FakeKubelet implements AutoCloseable {
   private final ExecutorService executor;
   private final boolean https;
   private final Path caFile;
+  private final Path kubeletCrt;
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private volatile String token;
   private volatile String summary;
@@ -81,11 +82,16 @@ public final class FakeKubelet implements AutoCloseable {
         Tls tls = Tls.generate(names);
         caFile = Files.createTempFile("fake-kubelet-ca", ".crt");
         Files.writeString(caFile, pem(tls.ca()));
+        // as the kubelet writes its self-signed pki/kubelet.crt: the serving certificate, then its
+        // CA
+        kubeletCrt = Files.createTempFile("fake-kubelet", ".crt");
+        Files.writeString(kubeletCrt, pem(tls.cert()) + pem(tls.ca()));
         HttpsServer s = HttpsServer.create(loopback, 16);
         s.setHttpsConfigurator(new HttpsConfigurator(tls.context()));
         server = s;
       } else {
         caFile = null;
+        kubeletCrt = null;
         server = HttpServer.create(loopback, 16);
       }
     } catch (IOException e) {
@@ -175,6 +181,14 @@ public final class FakeKubelet implements AutoCloseable {
     return caFile;
   }
 
+  /**
+   * The kubelet's own certificate file as a kubelet with a self-signed certificate keeps it ({@code
+   * /var/lib/kubelet/pki/kubelet.crt}): the serving certificate followed by its CA.
+   */
+  public Path kubeletCrt() {
+    return kubeletCrt;
+  }
+
   /** Accept another token from now on (a rotated service-account token). */
   public void acceptToken(String newToken) {
     this.token = newToken;
@@ -199,9 +213,11 @@ public final class FakeKubelet implements AutoCloseable {
   public void close() {
     server.stop(0);
     executor.shutdownNow();
-    if (caFile != null) {
+    for (Path f : new Path[] {caFile, kubeletCrt}) {
       try {
-        Files.deleteIfExists(caFile);
+        if (f != null) {
+          Files.deleteIfExists(f);
+        }
       } catch (IOException e) {
         // a temporary file; nothing else to do
       }
@@ -223,7 +239,7 @@ public final class FakeKubelet implements AutoCloseable {
   }
 
   /** A CA, a serving certificate it signed for {@code names}, and the server's SSL context. */
-  private record Tls(X509Certificate ca, SSLContext context) {
+  private record Tls(X509Certificate ca, X509Certificate cert, SSLContext context) {
     static Tls generate(List<String> names) {
       try {
         KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
@@ -287,7 +303,7 @@ public final class FakeKubelet implements AutoCloseable {
         kmf.init(ks, pw);
         SSLContext ctx = SSLContext.getInstance("TLS");
         ctx.init(kmf.getKeyManagers(), null, null);
-        return new Tls(ca, ctx);
+        return new Tls(ca, cert, ctx);
       } catch (GeneralSecurityException
           | IOException
           | org.bouncycastle.operator.OperatorCreationException e) {
