@@ -57,8 +57,7 @@ public final class KubeClients {
           "kubernetes client for "
               + base.getMasterUrl()
               + ": "
-              + e.getMessage()
-              + (c == e ? "" : " (" + c + ")"));
+              + (c == e ? e.getMessage() : c.getClass().getSimpleName() + ": " + c.getMessage()));
     }
   }
 

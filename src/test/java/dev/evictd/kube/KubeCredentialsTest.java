@@ -204,4 +204,17 @@ class KubeCredentialsTest {
             "HTTP 403: not authorized as system:anonymous: pods is forbidden: User"
                 + " \"system:anonymous\" cannot list resource \"pods\"");
   }
+
+  @Test
+  void anUnreadableClusterCaIsAConfigErrorNamingIt() {
+    Config config =
+        new io.fabric8.kubernetes.client.ConfigBuilder(Config.empty())
+            .withMasterUrl("https://127.0.0.1:6443")
+            .withCaCertFile("/no/such/ca.crt")
+            .build();
+    assertThatThrownBy(() -> KubeClients.create(config, KubeSettings.DEFAULTS).close())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("kubernetes client for https://127.0.0.1:6443")
+        .hasMessageEndingWith(": NoSuchFileException: /no/such/ca.crt");
+  }
 }
