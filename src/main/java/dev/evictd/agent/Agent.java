@@ -36,7 +36,6 @@ import dev.evictd.linux.PsiTrigger;
 import dev.evictd.stats.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -235,6 +234,7 @@ public final class Agent implements AutoCloseable {
               EvictionManager m = startup.manager;
               RuleProbation p = startup.probation;
               return readiness.describe()
+                  + (insecureKubelet(c) ? "WARNING: " + INSECURE_KUBELET + "\n" : "")
                   + (m == null
                       ? ""
                       : "rules sha256 "
@@ -280,23 +280,27 @@ public final class Agent implements AutoCloseable {
       KubeApi api = new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout());
       if (c.stats().equals("host")) {
         stats = new HostStatsProvider(paths, c.nodeName(), clock);
-      } else if (c.kubeletUrl() != null) {
-        URI base = URI.create(c.kubeletUrl());
-        stats =
-            KubeletSummaryProvider.direct(
-                new KubeletEndpoint(
-                    base,
-                    KubeletEndpoint.SERVICE_ACCOUNT_TOKEN,
-                    KubeletEndpoint.SERVICE_ACCOUNT_CA,
-                    false),
-                c.nodeName(),
-                Duration.ofSeconds(10),
-                c.interval().multipliedBy(3),
-                clock);
-      } else {
+      } else if (c.stats().equals("kubelet-proxy")) {
+        LOG.warn(
+            "stats kubelet-proxy: the Summary through the API server's node proxy; this needs get on"
+                + " nodes/proxy, which reaches every kubelet endpoint that answers GET on every node"
+                + " (see docs/security.md), and puts one proxied request per sync on the API server");
         stats =
             KubeletSummaryProvider.viaApiServer(
                 client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
+      } else {
+        KubeletEndpoint kubelet = c.kubeletEndpoint();
+        if (kubelet.insecureSkipTlsVerify()) {
+          LOG.warn(INSECURE_KUBELET);
+        }
+        if (!kubelet.sendsToken()) {
+          LOG.warn(
+              "kubeletUrl {} is plain HTTP (kubeletAllowHttp): no token is sent", c.kubeletUrl());
+        }
+        LOG.info("statistics from the kubelet at {}", kubelet.baseUri());
+        stats =
+            KubeletSummaryProvider.direct(
+                kubelet, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
       }
       if (stats instanceof AutoCloseable ac) {
         opened.add(ac);
@@ -610,6 +614,15 @@ public final class Agent implements AutoCloseable {
   static Duration podViewMaxAge(AgentConfig c) {
     Duration d = c.interval().multipliedBy(3);
     return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
+  }
+
+  /** The warning for kubeletInsecureSkipTLSVerify, logged at start and shown in /readyz. */
+  static final String INSECURE_KUBELET =
+      "kubelet TLS verification is OFF (kubeletInsecureSkipTLSVerify): anyone on the path to the"
+          + " kubelet can feed this agent statistics and read its token; set kubeletCaFile instead";
+
+  private static boolean insecureKubelet(AgentConfig c) {
+    return !c.standalone() && c.stats().equals("kubelet") && c.kubeletInsecureSkipTlsVerify();
   }
 
   private static FsLayout inferLayout(StatsProvider stats) {

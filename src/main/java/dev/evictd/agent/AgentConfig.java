@@ -5,6 +5,7 @@ import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
 import dev.evictd.config.GoDuration;
 import dev.evictd.config.YamlNode;
+import dev.evictd.kube.KubeletEndpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,9 +26,20 @@ import java.util.Set;
  * @param rules the rules directory, or null for the packaged rules
  * @param rulesSha256 when set, the only rule set (SHA-256) the agent accepts
  * @param allowUnsafeRules turn the policy lint off (trusted experiments only; logged)
- * @param stats where statistics come from: kubelet (Summary API) or host (cgroups, statvfs, /proc)
- * @param kubeletUrl the kubelet's base URL for direct Summary reads (e.g. https://10.0.0.5:10250),
- *     or null to read through the API server's node proxy
+ * @param stats where statistics come from: kubelet (the node's own kubelet's Summary API, the
+ *     default), kubelet-proxy (the same through the API server's node proxy: needs nodes/proxy, an
+ *     opt-in) or host (cgroups, statvfs, /proc)
+ * @param kubeletUrl the kubelet's base URL for direct Summary reads (default
+ *     https://$HOST_IP:10250, HOST_IP from the downward API's status.hostIP), or null when there is
+ *     none
+ * @param kubeletCaFile the CA of the kubelet's serving certificate (default: the service account's
+ *     CA)
+ * @param kubeletTokenFile the token sent to the kubelet (default: the service account's token)
+ * @param kubeletInsecureSkipTlsVerify trust any kubelet certificate (warned about at start and in
+ *     /readyz)
+ * @param kubeletTlsServerName the name the kubelet's certificate must carry when it is not the
+ *     URL's host, or null
+ * @param kubeletAllowHttp accept an http:// kubeletUrl (no token is then sent)
  * @param executor the eviction method for decisions that do not choose one: dry-run (default),
  *     delete, evict, kill
  * @param metricsAddress HOST:PORT of /metrics, /healthz and /readyz (default 127.0.0.1:9091)
@@ -68,6 +80,11 @@ public record AgentConfig(
     boolean allowUnsafeRules,
     String stats,
     String kubeletUrl,
+    Path kubeletCaFile,
+    Path kubeletTokenFile,
+    boolean kubeletInsecureSkipTlsVerify,
+    String kubeletTlsServerName,
+    boolean kubeletAllowHttp,
     EvictionMethod executor,
     String metricsAddress,
     Duration interval,
@@ -101,6 +118,11 @@ public record AgentConfig(
           "allowUnsafeRules",
           "stats",
           "kubeletUrl",
+          "kubeletCaFile",
+          "kubeletTokenFile",
+          "kubeletInsecureSkipTLSVerify",
+          "kubeletTlsServerName",
+          "kubeletAllowHttp",
           "executor",
           "metricsAddress",
           "interval",
@@ -135,6 +157,9 @@ public record AgentConfig(
     }
     if (podsFile != null && !Files.isRegularFile(podsFile)) {
       throw new ConfigException("podsFile: no such file: " + podsFile);
+    }
+    if (!standalone && stats.equals("kubelet")) {
+      kubeletEndpoint();
     }
   }
 
@@ -191,8 +216,10 @@ public record AgentConfig(
       }
       nodeName = hostname();
     }
-    String stats = r.choice("stats", standalone ? "host" : "kubelet", Set.of("kubelet", "host"));
-    if (standalone && stats.equals("kubelet")) {
+    String stats =
+        r.choice(
+            "stats", standalone ? "host" : "kubelet", Set.of("kubelet", "kubelet-proxy", "host"));
+    if (standalone && !stats.equals("host")) {
       throw new ConfigException(
           r.at("stats") + ": stats kubelet needs a cluster; standalone mode reads host statistics");
     }
@@ -240,10 +267,21 @@ public record AgentConfig(
     String psi = r.string("psiTrigger", null);
     String address = r.string("metricsAddress", "127.0.0.1:9091");
     HttpEndpoints.parse(address);
-    String kubeletUrl = r.string("kubeletUrl", null);
+    String hostIp = env.get("HOST_IP");
+    String kubeletUrl =
+        r.string(
+            "kubeletUrl",
+            hostIp == null || hostIp.isBlank() ? null : KubeletEndpoint.defaultUrl(hostIp.strip()));
     if (kubeletUrl != null && !kubeletUrl.matches("https?://[^\\s]+")) {
       throw new ConfigException(
           r.at("kubeletUrl") + ": expected an http(s) URL, found \"" + kubeletUrl + "\"");
+    }
+    boolean insecure = r.bool("kubeletInsecureSkipTLSVerify", false);
+    Path caFile = r.path("kubeletCaFile", null);
+    if (insecure && caFile != null) {
+      throw new ConfigException(
+          r.at("kubeletInsecureSkipTLSVerify")
+              + ": give either kubeletCaFile or kubeletInsecureSkipTLSVerify, not both");
     }
     return new AgentConfig(
         nodeName,
@@ -254,6 +292,11 @@ public record AgentConfig(
         r.bool("allowUnsafeRules", false),
         stats,
         kubeletUrl,
+        insecure ? null : caFile == null ? KubeletEndpoint.SERVICE_ACCOUNT_CA : caFile,
+        r.path("kubeletTokenFile", KubeletEndpoint.SERVICE_ACCOUNT_TOKEN),
+        insecure,
+        r.string("kubeletTlsServerName", null),
+        r.bool("kubeletAllowHttp", false),
         standalone ? EvictionMethod.DRY_RUN : executor,
         address,
         interval,
@@ -284,7 +327,32 @@ public record AgentConfig(
 
   /** The flag for a key: {@code metricsAddress} → {@code metrics-address}. */
   public static String flagName(String key) {
-    return key.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+    // an acronym is one word: kubeletInsecureSkipTLSVerify -> kubelet-insecure-skip-tls-verify
+    return key.replaceAll("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-")
+        .toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The kubelet this agent reads with {@code stats: kubelet}, checked: the URL (https, or http when
+   * explicitly allowed), the token and CA files. Every problem is one line naming the setting.
+   */
+  public KubeletEndpoint kubeletEndpoint() {
+    if (kubeletUrl == null) {
+      throw new ConfigException(
+          "kubeletUrl: stats kubelet reads the node's own kubelet at https://$HOST_IP:10250: set"
+              + " HOST_IP (the downward API's status.hostIP) or kubeletUrl, or choose stats"
+              + " kubelet-proxy or host");
+    }
+    KubeletEndpoint e =
+        new KubeletEndpoint(
+            java.net.URI.create(kubeletUrl),
+            kubeletTokenFile,
+            kubeletCaFile,
+            kubeletInsecureSkipTlsVerify,
+            kubeletTlsServerName,
+            kubeletAllowHttp);
+    e.check();
+    return e;
   }
 
   private static String hostname() {

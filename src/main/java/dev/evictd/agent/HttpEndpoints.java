@@ -131,7 +131,10 @@ public final class HttpEndpoints implements AutoCloseable {
     if (port < 0 || port > 65535) {
       throw new ConfigException("--metrics-address " + address + ": port out of range");
     }
-    return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    // no host given: loopback, never every interface (bind one explicitly, e.g. the pod IP)
+    return host.isEmpty()
+        ? new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port)
+        : new InetSocketAddress(host, port);
   }
 
   private static void respond(HttpExchange ex, int code, String type, String body)

@@ -65,15 +65,46 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--stats",
       paramLabel = "SOURCE",
-      description = "kubelet (Summary API, default) or host.")
+      description =
+          "kubelet (the node's own kubelet, default), kubelet-proxy (through the API server: needs"
+              + " nodes/proxy) or host.")
   String stats;
 
   @Option(
       names = "--kubelet-url",
       paramLabel = "URL",
       description =
-          "Read the Summary from the kubelet directly (https://NODE_IP:10250) instead of through the API server.")
+          "The kubelet to read the Summary from (default https://$HOST_IP:10250, HOST_IP from the downward API).")
   String kubeletUrl;
+
+  @Option(
+      names = "--kubelet-ca-file",
+      paramLabel = "FILE",
+      description = "CA of the kubelet's serving certificate (default: the service account's CA).")
+  String kubeletCaFile;
+
+  @Option(
+      names = "--kubelet-token-file",
+      paramLabel = "FILE",
+      description = "Token for the kubelet (default: the service account's token).")
+  String kubeletTokenFile;
+
+  @Option(
+      names = "--kubelet-insecure-skip-tls-verify",
+      description =
+          "Trust any kubelet certificate (insecure: warned about at start and in /readyz).")
+  Boolean kubeletInsecureSkipTlsVerify;
+
+  @Option(
+      names = "--kubelet-tls-server-name",
+      paramLabel = "NAME",
+      description = "The name the kubelet's certificate must carry, when not the URL's host.")
+  String kubeletTlsServerName;
+
+  @Option(
+      names = "--kubelet-allow-http",
+      description = "Accept an http:// kubelet URL (no token is then sent).")
+  Boolean kubeletAllowHttp;
 
   @Option(
       names = "--executor",
@@ -190,6 +221,11 @@ final class RunCommand implements Callable<Integer> {
     f.put("rulesSha256", rulesSha256);
     f.put("stats", stats);
     f.put("kubeletUrl", kubeletUrl);
+    f.put("kubeletCaFile", kubeletCaFile);
+    f.put("kubeletTokenFile", kubeletTokenFile);
+    f.put("kubeletInsecureSkipTLSVerify", kubeletInsecureSkipTlsVerify);
+    f.put("kubeletTlsServerName", kubeletTlsServerName);
+    f.put("kubeletAllowHttp", kubeletAllowHttp);
     f.put("executor", executor);
     f.put("metricsAddress", metricsAddress);
     f.put("interval", interval);

@@ -21,6 +21,9 @@ public record ApiResponse(
     int code, String body, String error, Duration retryAfter, boolean maybeCarriedOut) {
   private static final int MAX_BODY_IN_MESSAGE = 300;
   private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final java.util.regex.Pattern FORBIDDEN_USER =
+      java.util.regex.Pattern.compile(
+          "User \\\\?\"([^\"\\\\]{1,256})\\\\?\"|\\(user=([^,)]{1,256})[,)]");
 
   /** The cause reason the API server gives a PodDisruptionBudget's refusal of an eviction. */
   public static final String DISRUPTION_BUDGET_CAUSE = "DisruptionBudget";
@@ -110,6 +113,12 @@ public record ApiResponse(
       return error;
     }
     String message = statusMessage();
+    if (code == 403) {
+      String user = forbiddenUser();
+      return "HTTP 403: not authorized"
+          + (user == null ? "" : " as " + user)
+          + (message.isEmpty() ? "" : ": " + message);
+    }
     String budget = disruptionBudgetCause();
     if (budget != null && !budget.equals(message)) {
       message = message.isEmpty() ? budget : message + " (" + budget + ")";
@@ -118,6 +127,18 @@ public record ApiResponse(
         + code
         + (message.isEmpty() ? "" : ": " + message)
         + (retryAfter == null ? "" : " (Retry-After " + retryAfter.toSeconds() + "s)");
+  }
+
+  /**
+   * The user a 403 names: the API server's {@code User "NAME" cannot ...} or the kubelet's {@code
+   * Forbidden (user=NAME, verb=...)}; null when the body names none.
+   */
+  public String forbiddenUser() {
+    java.util.regex.Matcher m = FORBIDDEN_USER.matcher(body);
+    if (m.find()) {
+      return m.group(1) != null ? m.group(1) : m.group(2);
+    }
+    return null;
   }
 
   /** The message of a Kubernetes Status body, or the body itself (shortened). */

@@ -50,6 +50,7 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   private final Duration maxAge;
   private final Clock clock;
   private final HttpClient ownedHttp;
+  private final String kubeletUrl;
 
   private KubeletSummaryProvider(
       KubeApi api,
@@ -57,7 +58,9 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
       String nodeName,
       Duration maxAge,
       Clock clock,
-      HttpClient ownedHttp) {
+      HttpClient ownedHttp,
+      String kubeletUrl) {
+    this.kubeletUrl = kubeletUrl;
     this.api = api;
     this.path = path;
     this.nodeName = nodeName;
@@ -80,41 +83,54 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
         nodeName,
         maxAge,
         clock,
+        null,
         null);
   }
 
   /**
-   * Reads {@code nodeName}'s summary from its kubelet at {@code endpoint} with the service-account
-   * token ({@code nodes/stats} get, authorized by the kubelet).
+   * Reads {@code nodeName}'s summary from its kubelet at {@code endpoint} ({@code nodes/stats} get,
+   * authorized by the kubelet): the token (over TLS only) and the serving certificate as the
+   * endpoint says. The token and CA files are checked first: a missing or unreadable one is a
+   * {@link dev.evictd.api.ConfigException} naming the setting and the file.
    *
    * @param timeout how long one read may take
    * @param maxAge how old the newest node statistics may be before the read counts as stale
    */
   public static KubeletSummaryProvider direct(
       KubeletEndpoint endpoint, String nodeName, Duration timeout, Duration maxAge, Clock clock) {
+    endpoint.check();
     ConfigBuilder config =
         new ConfigBuilder(Config.empty())
             .withMasterUrl(endpoint.baseUri().toString())
             .withRequestRetryBackoffLimit(0)
             .withRequestTimeout(Math.toIntExact(timeout.toMillis()))
-            .withConnectionTimeout(Math.toIntExact(timeout.toMillis()))
-            .withTrustCerts(endpoint.insecureSkipTlsVerify())
-            .withDisableHostnameVerification(endpoint.insecureSkipTlsVerify())
-            .withOauthTokenProvider(() -> readToken(endpoint));
-    if (endpoint.caFile() != null && !endpoint.insecureSkipTlsVerify()) {
-      config.withCaCertFile(endpoint.caFile().toString());
+            .withConnectionTimeout(Math.toIntExact(timeout.toMillis()));
+    if (endpoint.sendsToken()) {
+      config.withOauthTokenProvider(() -> readToken(endpoint));
     }
-    HttpClient http = new JdkHttpClientFactory().newBuilder(config.build()).build();
+    HttpClient.Builder builder = new JdkHttpClientFactory().newBuilder(config.build());
+    if ("https".equals(endpoint.baseUri().getScheme())) {
+      // evictd's own trust: the chain against kubeletCaFile, the name against the URL's host or
+      // kubeletTlsServerName (fabric8 would check neither as configured)
+      builder.sslContext(null, KubeletTls.trustManagers(endpoint));
+    }
+    HttpClient http = builder.build();
     KubeApi api =
         new KubeApi(http, endpoint.baseUri().toString(), timeout, new KubernetesSerialization());
-    return new KubeletSummaryProvider(api, KUBELET_PATH, nodeName, maxAge, clock, http);
+    return new KubeletSummaryProvider(
+        api, KUBELET_PATH, nodeName, maxAge, clock, http, endpoint.baseUri().toString());
+  }
+
+  /** GET another path of the same kubelet (or API server), e.g. {@code /configz} for a capture. */
+  ApiResponse get(String otherPath) {
+    return api.get(otherPath);
   }
 
   @Override
   public Summary summary() {
     ApiResponse r = api.get(path);
     if (!r.isSuccess()) {
-      throw new StatsException(what() + ": " + r.describe());
+      throw new StatsException(what() + ": " + r.describe() + hint(r));
     }
     Summary summary;
     try {
@@ -188,7 +204,23 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   }
 
   private String what() {
-    return "kubelet summary of node " + nodeName;
+    return "kubelet summary of node "
+        + nodeName
+        + (kubeletUrl == null ? "" : " from " + kubeletUrl + KUBELET_PATH);
+  }
+
+  /** What to change when the kubelet refused us. */
+  private String hint(ApiResponse r) {
+    if (kubeletUrl == null) {
+      return r.code() == 403 ? " (grant get on nodes/proxy, or use the kubelet directly)" : "";
+    }
+    if (r.code() == 401) {
+      return " (the kubelet does not accept the token of kubeletTokenFile)";
+    }
+    if (r.code() == 403) {
+      return " (grant get on nodes/stats)";
+    }
+    return "";
   }
 
   private static String readToken(KubeletEndpoint endpoint) {

@@ -4,6 +4,8 @@ import dev.evictd.api.StatsException;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,27 +21,55 @@ import java.util.Map;
 public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Summary summary) {
 
   /** Reads the three documents; a failed read is an error naming what could not be read. */
-  @SuppressWarnings("unchecked")
   public static NodeCapture of(KubernetesClient client, KubeApi api, String node) {
-    ApiResponse cz = api.get("/api/v1/nodes/" + KubeApi.segment(node) + "/proxy/configz");
+    return of(client, api, node, null);
+  }
+
+  /**
+   * Reads the three documents, /configz and the summary from {@code kubelet} directly when given
+   * (else through the API server's node proxy); a failed read is an error naming what could not be
+   * read.
+   */
+  @SuppressWarnings("unchecked")
+  public static NodeCapture of(
+      KubernetesClient client, KubeApi api, String node, KubeletEndpoint kubelet) {
+    // a capture keeps whatever the kubelet reports, however old
+    Duration timeout = Duration.ofSeconds(30);
+    Duration anyAge = Duration.ofDays(3650);
+    Summary summary;
+    ApiResponse cz;
+    String where;
+    if (kubelet == null) {
+      cz = api.get("/api/v1/nodes/" + KubeApi.segment(node) + "/proxy/configz");
+      where = "";
+      summary = null;
+    } else {
+      try (KubeletSummaryProvider direct =
+          KubeletSummaryProvider.direct(kubelet, node, timeout, anyAge, Clock.systemUTC())) {
+        cz = direct.get("/configz");
+        where = " at " + kubelet.baseUri();
+        summary = cz.isSuccess() ? direct.summary() : null;
+      }
+    }
     if (!cz.isSuccess()) {
       throw new StatsException(
-          "node " + node + ": cannot read the kubelet configuration (/configz): " + cz.describe());
+          "node "
+              + node
+              + ": cannot read the kubelet configuration (/configz"
+              + where
+              + "): "
+              + cz.describe());
     }
     Map<String, Object> root = api.parse(cz.body(), Map.class);
     Object kc = root == null ? null : root.get("kubeletconfig");
     if (!(kc instanceof Map<?, ?>)) {
       throw new StatsException("node " + node + ": /configz has no kubeletconfig object");
     }
-    // a capture keeps whatever the kubelet reports, however old
-    Summary summary =
-        KubeletSummaryProvider.viaApiServer(
-                client,
-                node,
-                java.time.Duration.ofSeconds(30),
-                java.time.Duration.ofDays(3650),
-                java.time.Clock.systemUTC())
-            .summary();
+    if (summary == null) {
+      summary =
+          KubeletSummaryProvider.viaApiServer(client, node, timeout, anyAge, Clock.systemUTC())
+              .summary();
+    }
     List<Pod> pods = new ArrayList<>();
     for (Pod p :
         client

@@ -99,10 +99,19 @@ public final class NodePodInformer implements PodSource {
   }
 
   private String describe(Throwable t) {
+    return describe(t, apiServer);
+  }
+
+  /** What went wrong, in one line naming the API server at {@code apiServer} (host:port). */
+  static String describe(Throwable t, String apiServer) {
     Throwable c = t;
     while (true) {
       if (c instanceof KubernetesClientException k && k.getCode() > 0) {
         String m = k.getStatus() == null ? null : k.getStatus().getMessage();
+        if (k.getCode() == 403) {
+          // an authorization problem, not a network one: say as whom
+          return new ApiResponse(403, m == null ? "" : m, null).describe();
+        }
         return "HTTP " + k.getCode() + (m == null ? "" : ": " + m);
       }
       if (c instanceof java.net.ConnectException) {

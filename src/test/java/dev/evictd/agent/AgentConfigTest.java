@@ -150,4 +150,93 @@ class AgentConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessage("--rules-probation-syncs: expected a whole number of at least 1, found \"0\"");
   }
+
+  @Test
+  void statisticsComeFromTheOwnKubeletAtTheHostIp() {
+    Map<String, String> env = Map.of("NODE_NAME", "n", "HOST_IP", "10.0.0.5");
+    AgentConfig c = AgentConfig.resolve(null, Map.of(), env);
+    assertThat(c.stats()).isEqualTo("kubelet");
+    assertThat(c.kubeletUrl()).isEqualTo("https://10.0.0.5:10250");
+    assertThat(c.kubeletCaFile()).isEqualTo(dev.evictd.kube.KubeletEndpoint.SERVICE_ACCOUNT_CA);
+    assertThat(c.kubeletTokenFile())
+        .isEqualTo(dev.evictd.kube.KubeletEndpoint.SERVICE_ACCOUNT_TOKEN);
+    assertThat(
+            AgentConfig.resolve(null, Map.of(), Map.of("NODE_NAME", "n", "HOST_IP", "fd00::5"))
+                .kubeletUrl())
+        .isEqualTo("https://[fd00::5]:10250");
+    assertThat(
+            AgentConfig.resolve(null, Map.of("kubeletUrl", "https://kubelet:1"), env).kubeletUrl())
+        .isEqualTo("https://kubelet:1");
+    assertThat(AgentConfig.resolve(yaml("stats: kubelet-proxy\n"), Map.of(), env).stats())
+        .isEqualTo("kubelet-proxy");
+  }
+
+  @Test
+  void kubeletAccessIsCheckedAtStartWithOneLineNamingTheSetting() {
+    Map<String, String> noHostIp = Map.of("NODE_NAME", "n");
+    AgentConfig c = AgentConfig.resolve(null, Map.of(), noHostIp);
+    assertThatThrownBy(c::checkPaths)
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("kubeletUrl: stats kubelet reads the node's own kubelet")
+        .hasMessageContaining("HOST_IP");
+    // outside a pod: the service account's files are named (a name no pod has, so that the test
+    // does not depend on where it runs)
+    String token = "/var/run/secrets/kubernetes.io/serviceaccount/no-such-token";
+    AgentConfig outside =
+        AgentConfig.resolve(
+            null,
+            Map.of("kubeletUrl", "https://127.0.0.1:10250", "kubeletTokenFile", token),
+            noHostIp);
+    assertThatThrownBy(outside::checkPaths)
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "kubeletTokenFile "
+                + token
+                + ": no such file (the service account's; outside a pod set kubeletTokenFile)");
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(null, Map.of("kubeletUrl", "http://127.0.0.1:10255"), noHostIp)
+                    .checkPaths())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("plain HTTP would send the token in clear");
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(
+                    yaml("kubeletInsecureSkipTLSVerify: true\nkubeletCaFile: /ca.crt\n"),
+                    Map.of(),
+                    noHostIp))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("give either kubeletCaFile or kubeletInsecureSkipTLSVerify");
+    AgentConfig insecure =
+        AgentConfig.resolve(yaml("kubeletInsecureSkipTLSVerify: true\n"), Map.of(), noHostIp);
+    assertThat(insecure.kubeletInsecureSkipTlsVerify()).isTrue();
+    assertThat(insecure.kubeletCaFile()).isNull();
+    // host statistics and the proxy need no kubelet files
+    AgentConfig.resolve(yaml("stats: host\n"), Map.of(), noHostIp).checkPaths();
+    AgentConfig.resolve(yaml("stats: kubelet-proxy\n"), Map.of(), noHostIp).checkPaths();
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(
+                    null, Map.of("standalone", true, "stats", "kubelet-proxy"), noHostIp))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("needs a cluster");
+  }
+
+  @Test
+  void acronymsAreOneWordInFlagNames() {
+    assertThat(AgentConfig.flagName("kubeletInsecureSkipTLSVerify"))
+        .isEqualTo("kubelet-insecure-skip-tls-verify");
+    assertThat(AgentConfig.flagName("kubeletCaFile")).isEqualTo("kubelet-ca-file");
+    assertThat(AgentConfig.flagName("podCleanupTimeout")).isEqualTo("pod-cleanup-timeout");
+  }
+
+  @Test
+  void theEndpointsStayOnLoopbackUnlessAHostIsGiven() {
+    assertThat(HttpEndpoints.parse(":9091").getAddress().isLoopbackAddress()).isTrue();
+    assertThat(HttpEndpoints.parse("127.0.0.1:9091").getAddress().isLoopbackAddress()).isTrue();
+    assertThat(
+            AgentConfig.resolve(null, Map.of(), Map.of("NODE_NAME", "n", "HOST_IP", "10.0.0.5"))
+                .metricsAddress())
+        .isEqualTo("127.0.0.1:9091");
+  }
 }

@@ -67,7 +67,7 @@ class AgentEndToEndTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
+        "nodeName: node-1\nstats: kubelet-proxy\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
             + "fsLayout: shared\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
@@ -213,7 +213,7 @@ class AgentEndToEndTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
+        "nodeName: node-1\nstats: kubelet-proxy\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
             + "fsLayout: shared\nrulesProbationSyncs: 3\nrules: "
             + rules
             + "\nkubeletRootDir: "
@@ -286,7 +286,7 @@ class AgentEndToEndTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\nexecutor: delete\ntaints: true\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
+        "nodeName: node-1\nstats: kubelet-proxy\nexecutor: delete\ntaints: true\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
             + "memcgNotifier: false\nfsLayout: shared\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "

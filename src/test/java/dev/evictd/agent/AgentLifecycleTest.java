@@ -35,7 +35,7 @@ class AgentLifecycleTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\ninterval: 1s\nmemcgNotifier: false\nmetricsAddress: 127.0.0.1:"
+        "nodeName: node-1\nstats: kubelet-proxy\ninterval: 1s\nmemcgNotifier: false\nmetricsAddress: 127.0.0.1:"
             + port
             + "\nkubeletRootDir: "
             + dir

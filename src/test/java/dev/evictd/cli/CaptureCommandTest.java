@@ -8,6 +8,7 @@ import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureRunner;
 import dev.evictd.kube.KubeSettings;
 import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.FakeKubelet;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.io.PrintWriter;
@@ -84,6 +85,93 @@ class CaptureCommandTest {
       assertThat(e.toString())
           .startsWith("evictd: node ghost: cannot read the kubelet configuration (/configz):");
       assertThat(e.toString().lines()).hasSize(1);
+    } finally {
+      CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
+    }
+  }
+
+  static int run(StringWriter out, StringWriter err, String... args) {
+    return Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+  }
+
+  @Test
+  void readsConfigzAndTheSummaryFromTheKubeletDirectly(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "tok");
+    try (FakeKubeApiServer api = FakeKubeApiServer.start();
+        FakeKubelet kubelet =
+            new FakeKubelet(
+                "tok",
+                "{\"node\": {\"nodeName\": \"node-1\", \"memory\": {\"availableBytes\": 524288000,"
+                    + " \"workingSetBytes\": 7516192768}}, \"pods\": []}")) {
+      api.create(pod("web", 100));
+      kubelet.configz("{\"kubeletconfig\": {\"evictionHard\": {\"memory.available\": \"1Gi\"}}}");
+      CaptureCommand.clients = () -> api.client(KubeSettings.DEFAULTS);
+      Path out = dir.resolve("captured.yaml");
+      StringWriter e = new StringWriter();
+      int code =
+          run(
+              new StringWriter(),
+              e,
+              "capture",
+              "--node",
+              "node-1",
+              "-o",
+              out.toString(),
+              "--kubelet-url",
+              kubelet.ipUrl(),
+              "--kubelet-ca-file",
+              kubelet.certificate().toString(),
+              "--kubelet-token-file",
+              token.toString());
+      assertThat(code).as(e.toString()).isZero();
+      assertThat(Files.readString(out)).contains("memory.available: 1Gi", "name: web");
+      assertThat(kubelet.requests())
+          .extracting(FakeKubelet.Request::path)
+          .containsExactly("/configz", "/stats/summary");
+      assertThat(api.requests()).noneMatch(r -> r.path().contains("/proxy/"));
+    } finally {
+      CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
+    }
+  }
+
+  @Test
+  void kubeletMisconfigurationIsOneLineAndExitTwo(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "tok");
+    Path otherCa = FakeKubelet.otherCa(dir);
+    try (FakeKubeApiServer api = FakeKubeApiServer.start();
+        FakeKubelet kubelet = new FakeKubelet("tok", "{}")) {
+      CaptureCommand.clients = () -> api.client(KubeSettings.DEFAULTS);
+      String[][] cases = {
+        {"--kubelet-url", kubelet.ipUrl(), "--kubelet-token-file", dir.resolve("none").toString()},
+        {"--kubelet-url", kubelet.ipUrl().replace("https", "http"), "--kubelet-token-file", "x"},
+        {
+          "--kubelet-url",
+          kubelet.ipUrl(),
+          "--kubelet-token-file",
+          token.toString(),
+          "--kubelet-ca-file",
+          otherCa.toString()
+        },
+      };
+      String[] expected = {
+        "evictd: kubeletTokenFile " + dir.resolve("none") + ": no such file",
+        "evictd: kubeletUrl http://127.0.0.1:",
+        "evictd: node node-1: cannot read the kubelet configuration (/configz at "
+            + kubelet.ipUrl()
+            + "): GET /configz: SSLHandshakeException: the kubelet's certificate",
+      };
+      for (int i = 0; i < cases.length; i++) {
+        StringWriter e = new StringWriter();
+        String[] args = new String[cases[i].length + 3];
+        args[0] = "capture";
+        args[1] = "--node";
+        args[2] = "node-1";
+        System.arraycopy(cases[i], 0, args, 3, cases[i].length);
+        assertThat(run(new StringWriter(), e, args)).as(e.toString()).isEqualTo(2);
+        assertThat(e.toString()).startsWith(expected[i]).doesNotContain("internal error");
+        assertThat(e.toString().lines()).hasSize(1);
+      }
+      assertThat(kubelet.requests()).as("no token went out").isEmpty();
     } finally {
       CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
     }

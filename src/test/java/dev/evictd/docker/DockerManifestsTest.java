@@ -40,12 +40,54 @@ class DockerManifestsTest {
     return at(ds, "spec", "template", "spec", "containers").asList().get(0);
   }
 
+  /** The downward API's values for the DaemonSet's env, as the kubelet would set them. */
+  static final Map<String, String> ENV =
+      Map.of("NODE_NAME", "node-1", "HOST_IP", "10.0.0.5", "POD_IP", "10.1.2.3");
+
+  /**
+   * The agent's configuration as the container gets it: agent.yaml, the container's {@code
+   * --key=value} args with {@code $(VAR)} expanded by the kubelet, and the environment.
+   */
   static AgentConfig agentConfig() throws IOException {
     Path p = DOCKER.resolve("agent.yaml");
-    return AgentConfig.resolve(
-        YamlNode.parse(p.toString(), Files.readAllBytes(p)),
-        Map.of(),
-        Map.of("NODE_NAME", "node-1"));
+    Map<String, Object> flags = new HashMap<>();
+    for (YamlNode a : at(container(), "args").asList()) {
+      String arg = a.asText();
+      if (!arg.startsWith("--") || !arg.contains("=")) {
+        continue;
+      }
+      String flag = arg.substring(2, arg.indexOf('='));
+      String value = arg.substring(arg.indexOf('=') + 1);
+      for (var e : ENV.entrySet()) {
+        value = value.replace("$(" + e.getKey() + ")", e.getValue());
+      }
+      String key =
+          AgentConfig.KEYS.stream()
+              .filter(k -> AgentConfig.flagName(k).equals(flag))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no setting for " + arg));
+      flags.put(key, value);
+    }
+    // every $(VAR) the args use is set in the container's env
+    List<String> envNames = new ArrayList<>();
+    at(container(), "env").asList().forEach(e -> envNames.add(at(e, "name").asText()));
+    for (YamlNode a : at(container(), "args").asList()) {
+      var m = java.util.regex.Pattern.compile("\\$\\(([A-Z_]+)\\)").matcher(a.asText());
+      while (m.find()) {
+        assertThat(envNames).as("env for $(%s)", m.group(1)).contains(m.group(1));
+      }
+    }
+    return AgentConfig.resolve(YamlNode.parse(p.toString(), Files.readAllBytes(p)), flags, ENV);
+  }
+
+  /** The fieldPath a container env variable comes from. */
+  static String fieldPath(String name) throws IOException {
+    for (YamlNode e : at(container(), "env").asList()) {
+      if (name.equals(at(e, "name").asText())) {
+        return at(e, "valueFrom", "fieldRef", "fieldPath").asText();
+      }
+    }
+    throw new AssertionError("no env " + name);
   }
 
   @Test
@@ -112,7 +154,7 @@ class DockerManifestsTest {
     // the container command reads the mounted agent configuration
     List<String> args = new ArrayList<>();
     at(container(), "args").asList().forEach(a -> args.add(a.asText()));
-    assertThat(args).containsExactly("run", "--config", "/etc/evictd/agent.yaml");
+    assertThat(args.subList(0, 3)).containsExactly("run", "--config", "/etc/evictd/agent.yaml");
     assertThat(mounts).containsKey("/etc/evictd/agent.yaml");
     assertThat(Files.readString(DOCKER.resolve("Dockerfile")))
         .contains("CMD [\"run\", \"--config\", \"/etc/evictd/agent.yaml\"]");
@@ -125,12 +167,42 @@ class DockerManifestsTest {
         Integer.parseInt(c.metricsAddress().substring(c.metricsAddress().lastIndexOf(':') + 1));
     YamlNode ports = at(container(), "ports").asList().get(0);
     assertThat(at(ports, "containerPort").asLong(0, 65535)).isEqualTo(port);
-    assertThat(c.metricsAddress()).as("probes reach the pod IP").startsWith("0.0.0.0:");
+    // httpGet probes are sent by the kubelet to the pod IP: the endpoints listen there, and only
+    // there
+    assertThat(c.metricsAddress()).as("probes reach the pod IP").isEqualTo("10.1.2.3:" + port);
+    assertThat(fieldPath("POD_IP")).isEqualTo("status.podIP");
     assertThat(at(container(), "livenessProbe", "httpGet", "path").asText()).isEqualTo("/healthz");
     assertThat(at(container(), "readinessProbe", "httpGet", "path").asText()).isEqualTo("/readyz");
-    YamlNode env = at(container(), "env").asList().get(0);
-    assertThat(at(env, "name").asText()).isEqualTo("NODE_NAME");
-    assertThat(at(env, "valueFrom", "fieldRef", "fieldPath").asText()).isEqualTo("spec.nodeName");
+    assertThat(fieldPath("NODE_NAME")).isEqualTo("spec.nodeName");
+    // without the DaemonSet's flag the endpoints stay on loopback
+    Path p = DOCKER.resolve("agent.yaml");
+    assertThat(
+            AgentConfig.resolve(YamlNode.parse(p.toString(), Files.readAllBytes(p)), Map.of(), ENV)
+                .metricsAddress())
+        .isEqualTo("127.0.0.1:9091");
+  }
+
+  @Test
+  void statisticsComeFromTheNodesOwnKubeletOverVerifiedTls() throws IOException {
+    AgentConfig c = agentConfig();
+    assertThat(c.stats()).isEqualTo("kubelet");
+    assertThat(fieldPath("HOST_IP")).isEqualTo("status.hostIP");
+    assertThat(c.kubeletUrl()).isEqualTo("https://10.0.0.5:10250");
+    assertThat(c.kubeletInsecureSkipTlsVerify()).isFalse();
+    assertThat(c.kubeletAllowHttp()).isFalse();
+    assertThat(c.kubeletCaFile()).isEqualTo(dev.evictd.kube.KubeletEndpoint.SERVICE_ACCOUNT_CA);
+    assertThat(c.kubeletTokenFile())
+        .isEqualTo(dev.evictd.kube.KubeletEndpoint.SERVICE_ACCOUNT_TOKEN);
+    // the kubelet's own self-signed certificate, if used, is on a mounted path
+    assertThat(Files.readString(DOCKER.resolve("agent.yaml")))
+        .contains("kubeletCaFile: /var/lib/kubelet/pki/kubelet.crt");
+    assertThat("/var/lib/kubelet/pki/kubelet.crt").startsWith(c.kubeletRootDir().toString());
+    // nodes/proxy is an opt-in outside the kustomization
+    YamlNode k = docs("kustomization.yaml").get(0);
+    List<String> resources = new ArrayList<>();
+    at(k, "resources").asList().forEach(r -> resources.add(r.asText()));
+    assertThat(resources).doesNotContain("rbac-kubelet-proxy.yaml");
+    assertThat(DOCKER.resolve("rbac-kubelet-proxy.yaml")).exists();
   }
 
   @Test

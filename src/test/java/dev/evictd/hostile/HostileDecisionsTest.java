@@ -99,7 +99,7 @@ class HostileDecisionsTest {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
-        "nodeName: node-1\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
+        "nodeName: node-1\nstats: kubelet-proxy\nexecutor: delete\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
             + "memcgNotifier: false\nfsLayout: shared\n"
             + "rules: "
             + rules

@@ -259,8 +259,168 @@ class KubeletSummaryProviderTest {
                 CLOCK)) {
       assertThatThrownBy(strict::summary)
           .isInstanceOf(StatsException.class)
-          .hasMessageContaining("SSLHandshakeException");
+          .hasMessageContaining("is not signed by a CA this JVM trusts")
+          .hasMessageContaining("set kubeletCaFile");
       assertThat(insecure.summary().node().nodeName()).isEqualTo("node-a");
+    }
+  }
+
+  private static KubeletSummaryProvider direct(KubeletEndpoint e) {
+    return KubeletSummaryProvider.direct(e, "node-a", TIMEOUT, MAX_AGE, CLOCK);
+  }
+
+  @Test
+  void theConfiguredCaVerifiesTheKubeletDialledByIp(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = new FakeKubelet("t", SUMMARY);
+        KubeletSummaryProvider p =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()), token, kubelet.certificate(), false))) {
+      assertThat(p.summary().node().nodeName()).isEqualTo("node-a");
+    }
+  }
+
+  @Test
+  void anotherCaIsRefusedWithAClearMessage(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    Path other = FakeKubelet.otherCa(dir);
+    try (FakeKubelet kubelet = new FakeKubelet("t", SUMMARY);
+        KubeletSummaryProvider p =
+            direct(new KubeletEndpoint(URI.create(kubelet.ipUrl()), token, other, false))) {
+      assertThatThrownBy(p::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageStartingWith(
+              "kubelet summary of node node-a from " + kubelet.ipUrl() + "/stats/summary: ")
+          .hasMessageContaining("is not signed by the CA in " + other)
+          .hasMessageContaining(
+              "set kubeletCaFile to the CA of the kubelet's serving certificate, or"
+                  + " kubeletInsecureSkipTLSVerify: true");
+      // the token never went out: the handshake failed before any request
+      assertThat(kubelet.requests()).isEmpty();
+    }
+  }
+
+  @Test
+  void aCertificateForTheNodesNameNeedsTheTlsServerName(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = FakeKubelet.withCertificateFor("t", SUMMARY, "node-a");
+        KubeletSummaryProvider byIp =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()), token, kubelet.certificate(), false));
+        KubeletSummaryProvider named =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()),
+                    token,
+                    kubelet.certificate(),
+                    false,
+                    "node-a",
+                    false));
+        KubeletSummaryProvider wrongName =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()),
+                    token,
+                    kubelet.certificate(),
+                    false,
+                    "node-b",
+                    false))) {
+      assertThatThrownBy(byIp::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining(
+              "the kubelet's certificate names node-a, not 127.0.0.1: set kubeletTlsServerName");
+      assertThat(named.summary().node().nodeName()).isEqualTo("node-a");
+      assertThatThrownBy(wrongName::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining("names node-a, not node-b");
+      assertThat(kubelet.requests()).hasSize(1);
+    }
+  }
+
+  /**
+   * The kubeadm default: the kubelet's self-signed certificate for its host name, trusted through
+   * its own pki/kubelet.crt (mounted read-only with /var/lib/kubelet), dialled at the host IP.
+   */
+  @Test
+  void aSelfSignedKubeletIsTrustedThroughItsOwnCertificateFile(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = FakeKubelet.withCertificateFor("t", SUMMARY, "node-a");
+        KubeletSummaryProvider p =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.ipUrl()),
+                    token,
+                    kubelet.kubeletCrt(),
+                    false,
+                    "node-a",
+                    false))) {
+      assertThat(p.summary().node().nodeName()).isEqualTo("node-a");
+    }
+  }
+
+  @Test
+  void plainHttpIsRefusedUnlessAllowedAndThenCarriesNoToken(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "secret");
+    try (FakeKubelet kubelet = FakeKubelet.plainHttp(null, SUMMARY)) {
+      URI url = URI.create(kubelet.ipUrl());
+      assertThatThrownBy(() -> new KubeletEndpoint(url, token, null, false))
+          .isInstanceOf(dev.evictd.api.ConfigException.class)
+          .hasMessage(
+              "kubeletUrl "
+                  + url
+                  + ": plain HTTP would send the token in clear; use https, or set"
+                  + " kubeletAllowHttp: true (no token is then sent)");
+      try (KubeletSummaryProvider p =
+          direct(new KubeletEndpoint(url, token, null, false, null, true))) {
+        assertThat(p.summary().node().nodeName()).isEqualTo("node-a");
+      }
+      assertThat(kubelet.requests())
+          .singleElement()
+          .satisfies(r -> assertThat(r.authorization()).isNull());
+    }
+  }
+
+  @Test
+  void missingTokenAndCaFilesAreNamedAtStart(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    Path empty = Files.writeString(dir.resolve("empty"), "  \n");
+    Path notPem = Files.writeString(dir.resolve("ca.crt"), "hello");
+    URI url = URI.create("https://127.0.0.1:10250");
+    assertThatThrownBy(() -> direct(new KubeletEndpoint(url, dir.resolve("nope"), null, false)))
+        .isInstanceOf(dev.evictd.api.ConfigException.class)
+        .hasMessage("kubeletTokenFile " + dir.resolve("nope") + ": no such file");
+    assertThatThrownBy(() -> direct(new KubeletEndpoint(url, empty, null, false)))
+        .isInstanceOf(dev.evictd.api.ConfigException.class)
+        .hasMessage("kubeletTokenFile " + empty + ": the file is empty");
+    assertThatThrownBy(
+            () ->
+                direct(new KubeletEndpoint(url, token, KubeletEndpoint.SERVICE_ACCOUNT_CA, false)))
+        .isInstanceOf(dev.evictd.api.ConfigException.class)
+        .hasMessage(
+            "kubeletCaFile "
+                + KubeletEndpoint.SERVICE_ACCOUNT_CA
+                + ": no such file (the service account's; outside a pod set kubeletCaFile)");
+    assertThatThrownBy(() -> direct(new KubeletEndpoint(url, token, notPem, false)))
+        .isInstanceOf(dev.evictd.api.ConfigException.class)
+        .hasMessageStartingWith("kubeletCaFile " + notPem + ": ");
+  }
+
+  @Test
+  void aForbiddenTokenNamesTheUserAndThePermission(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "t");
+    try (FakeKubelet kubelet = new FakeKubelet("t", SUMMARY);
+        KubeletSummaryProvider p =
+            direct(
+                new KubeletEndpoint(
+                    URI.create(kubelet.url()), token, kubelet.certificate(), false))) {
+      kubelet.forbid("system:serviceaccount:kube-system:evictd");
+      assertThatThrownBy(p::summary)
+          .isInstanceOf(StatsException.class)
+          .hasMessageContaining(
+              "HTTP 403: not authorized as system:serviceaccount:kube-system:evictd")
+          .hasMessageEndingWith("(grant get on nodes/stats)");
     }
   }
 }

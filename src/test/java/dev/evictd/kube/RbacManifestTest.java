@@ -39,17 +39,24 @@ import tools.jackson.databind.JsonNode;
  */
 class RbacManifestTest {
   private static final Path MANIFEST = Path.of("docker/rbac.yaml");
+  private static final Path PROXY_OPT_IN = Path.of("docker/rbac-kubelet-proxy.yaml");
+  private static final Access NODES_PROXY_GET = new Access("", "nodes/proxy", "get");
   private static Rbac rbac;
+  private static Rbac proxyOptIn;
 
   @BeforeAll
   static void load() throws Exception {
     rbac = Rbac.load(MANIFEST);
+    proxyOptIn = Rbac.load(PROXY_OPT_IN);
   }
 
   /** The least a summary needs to be a read (a summary without node statistics is refused). */
   static final String MINIMAL_SUMMARY = "{\"node\": {\"nodeName\": \"node-a\"}}";
 
-  private static Set<Access> scenario(Path dir) throws Exception {
+  /** What the default configuration (stats: kubelet) uses, then what stats: kubelet-proxy adds. */
+  private record Used(Set<Access> defaults, Set<Access> proxyMode) {}
+
+  private static Used scenario(Path dir) throws Exception {
     Set<Access> used = new LinkedHashSet<>();
     Clock clock = Clock.systemUTC();
     Path token = Files.writeString(dir.resolve("token"), "t");
@@ -127,28 +134,49 @@ class RbacManifestTest {
               new NodeTaints(kube, "node-a", clock)
                   .reconcile(Set.of(dev.evictd.api.NodeConditionType.MemoryPressure)))
           .isTrue();
+      api.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
+    }
+    Set<Access> proxyMode = new LinkedHashSet<>();
+    try (FakeKubeApiServer api = FakeKubeApiServer.start();
+        KubernetesClient client = api.client(KubeSettings.DEFAULTS)) {
       api.summary("node-a", 200, MINIMAL_SUMMARY);
       KubeletSummaryProvider.viaApiServer(
               client, "node-a", Duration.ofSeconds(10), Duration.ofMinutes(1), clock)
           .summary();
-      api.requests().forEach(r -> used.add(Rbac.apiServer(r.method(), r.path())));
+      api.requests().forEach(r -> proxyMode.add(Rbac.apiServer(r.method(), r.path())));
     }
-    return used;
+    return new Used(used, proxyMode);
   }
 
   @Test
   void grantsExactlyWhatTheCodeUses(@TempDir Path dir) throws Exception {
-    Set<Access> used = scenario(dir);
+    Used used = scenario(dir);
     Set<Access> granted = rbac.grants("evictd");
 
-    assertThat(used).as("requests the code made").isSubsetOf(granted);
-    assertThat(granted).as("grants the code never used").isSubsetOf(used);
+    assertThat(used.defaults()).as("requests the code made").isSubsetOf(granted);
+    assertThat(granted).as("grants the code never used").isSubsetOf(used.defaults());
+    // the opt-in for stats: kubelet-proxy grants exactly what that mode adds
+    assertThat(proxyOptIn.grants("evictd-kubelet-proxy")).containsExactly(NODES_PROXY_GET);
+    assertThat(used.proxyMode()).containsExactly(NODES_PROXY_GET);
+  }
+
+  @Test
+  void theDefaultGrantsNoNodesProxyAndTheOptInBindsEvictd() {
+    assertThat(rbac.grants("evictd")).doesNotContain(NODES_PROXY_GET);
+    JsonNode binding = proxyOptIn.documents("ClusterRoleBinding").get(0);
+    assertThat(binding.path("roleRef").path("name").asString()).isEqualTo("evictd-kubelet-proxy");
+    JsonNode subject = binding.path("subjects").get(0);
+    assertThat(subject.path("name").asString()).isEqualTo("evictd");
+    assertThat(subject.path("namespace").asString()).isEqualTo("kube-system");
   }
 
   @Test
   void allowsEveryRequestAnyKubeTestMade(@TempDir Path dir) throws Exception {
     scenario(dir);
-    Set<Access> granted = rbac.grants("evictd");
+    Set<Access> granted = new LinkedHashSet<>(rbac.grants("evictd"));
+    // nodes/proxy is used only by stats: kubelet-proxy and by capture through the API server: the
+    // opt-in manifest grants it
+    granted.addAll(proxyOptIn.grants("evictd-kubelet-proxy"));
     Stream.concat(
             FakeKubeApiServer.ALL_REQUESTS.stream().map(r -> Rbac.apiServer(r.method(), r.path())),
             FakeKubelet.ALL_REQUESTS.stream().map(r -> Rbac.kubelet(r.method(), r.path())))
@@ -207,6 +235,7 @@ class RbacManifestTest {
             new Access("", "nodes/status", "patch"),
             new Access("", "events", "update"),
             new Access("", "nodes/proxy", "create"),
+            NODES_PROXY_GET,
             new Access("", "secrets", "get"));
   }
 }
