@@ -7,7 +7,6 @@ import dev.evictd.testing.FakeKubeApiServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * pod via the API.
  */
 class AgentEndToEndTest {
+  /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   static Pod pod(String name, int priority) {
     return new PodBuilder()
         .withNewMetadata()
@@ -54,8 +56,7 @@ class AgentEndToEndTest {
   }
 
   static String get(java.net.InetSocketAddress a, String path) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
+    return HTTP.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort() + path)).build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
@@ -287,7 +288,9 @@ class AgentEndToEndTest {
     Files.writeString(
         cfg,
         "nodeName: node-1\nstats: kubelet-proxy\nexecutor: delete\ntaints: true\ninterval: 1s\nmetricsAddress: 127.0.0.1:0\n"
-            + "memcgNotifier: false\nfsLayout: shared\nkubeletRootDir: "
+            + "memcgNotifier: false\nfsLayout: shared\nstateDir: "
+            + dir.resolve("state")
+            + "\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
             + dir

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * interval.
  */
 class AgentKernelTest {
+  /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   static final Path MEMCG = Path.of("/sys/fs/cgroup/memory");
 
   private static String readUsage(Path cgroup) {
@@ -81,6 +84,8 @@ class AgentKernelTest {
               root.toString(),
               "kubeletRootDir",
               dir.toString(),
+              "stateDir",
+              dir.resolve("state").toString(),
               "runtimeRootDir",
               dir.toString(),
               "fsLayout",
@@ -121,8 +126,7 @@ class AgentKernelTest {
             .as("the sync came from the kernel event, not the 60 s interval")
             .isLessThan(15_000);
         String metrics =
-            java.net.http.HttpClient.newHttpClient()
-                .send(
+            HTTP.send(
                     java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create(
                                 "http://127.0.0.1:" + agent.address().getPort() + "/metrics"))
@@ -142,8 +146,7 @@ class AgentKernelTest {
                     () -> {
                       try {
                         last.set(
-                            java.net.http.HttpClient.newHttpClient()
-                                .send(
+                            HTTP.send(
                                     java.net.http.HttpRequest.newBuilder(
                                             java.net.URI.create(
                                                 "http://127.0.0.1:"

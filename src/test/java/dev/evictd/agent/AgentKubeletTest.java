@@ -31,7 +31,9 @@ class AgentKubeletTest {
     Path token = Files.writeString(dir.resolve("token"), "kubelet-token\n");
     String yaml =
         "executor: dry-run\ninterval: 500ms\nmetricsAddress: 127.0.0.1:0\nmemcgNotifier: false\n"
-            + "fsLayout: shared\nkubeletRootDir: "
+            + "fsLayout: shared\nstateDir: "
+            + dir.resolve("state")
+            + "\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
             + dir

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Start-up and shutdown of the whole agent against an API server and a kubelet that misbehave. */
 class AgentLifecycleTest {
+  /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
@@ -37,6 +39,8 @@ class AgentLifecycleTest {
         cfg,
         "nodeName: node-1\nstats: kubelet-proxy\ninterval: 1s\nmemcgNotifier: false\nmetricsAddress: 127.0.0.1:"
             + port
+            + "\nstateDir: "
+            + dir.resolve("state")
             + "\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
@@ -63,8 +67,7 @@ class AgentLifecycleTest {
   }
 
   static String body(int port, String path) throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
+    return HTTP.send(
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(2))
                 .build(),

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The agent takes its kernel event sources from the notifier factory seam. */
 class AgentNotifiersTest {
+  /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   @Test
   void aFactFromAnEventSourceSyncsAtOnceAndSourcesGetEverySummary(@TempDir Path dir)
       throws Exception {
@@ -32,6 +35,7 @@ class AgentNotifiersTest {
     flags.put("cgroupRoot", host.resolve("cgroup").toString());
     flags.put("procRoot", host.resolve("proc").toString());
     flags.put("kubeletRootDir", dir.toString());
+    flags.put("stateDir", dir.resolve("state").toString());
     flags.put("runtimeRootDir", dir.toString());
     flags.put("fsLayout", "shared");
     flags.put("podsCgroup", "kubepods.slice");
@@ -86,8 +90,7 @@ class AgentNotifiersTest {
           .as("a sync long before the 60 s interval")
           .isTrue();
       String metrics =
-          java.net.http.HttpClient.newHttpClient()
-              .send(
+          HTTP.send(
                   java.net.http.HttpRequest.newBuilder(
                           java.net.URI.create(
                               "http://127.0.0.1:" + agent.address().getPort() + "/metrics"))

@@ -158,7 +158,9 @@ class CaptureCommandTest {
         "evictd: kubeletUrl http://127.0.0.1:",
         "evictd: node node-1: cannot read the kubelet configuration (/configz at "
             + kubelet.ipUrl()
-            + "): GET /configz: SSLHandshakeException: the kubelet's certificate",
+            + "): GET /configz ("
+            + kubelet.ipUrl().replaceFirst("^https://", "")
+            + "): SSLHandshakeException: the kubelet's certificate",
       };
       for (int i = 0; i < cases.length; i++) {
         StringWriter e = new StringWriter();

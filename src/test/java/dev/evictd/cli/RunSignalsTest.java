@@ -80,6 +80,8 @@ class RunSignalsTest {
                     "shared",
                     "--kubelet-root-dir",
                     dir.toString(),
+                    "--state-dir",
+                    dir.resolve("state").toString(),
                     "--runtime-root-dir",
                     dir.toString()))
             .redirectErrorStream(true)

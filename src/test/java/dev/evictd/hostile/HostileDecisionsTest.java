@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -40,6 +39,9 @@ import org.slf4j.LoggerFactory;
  * reaches the pod's condition, its Event or the log.
  */
 class HostileDecisionsTest {
+  /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
+  private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
   static final Path CORPUS = Path.of("src/test/resources/hostile-runtime");
 
   /**
@@ -103,6 +105,8 @@ class HostileDecisionsTest {
             + "memcgNotifier: false\nfsLayout: shared\n"
             + "rules: "
             + rules
+            + "\nstateDir: "
+            + dir.resolve("state")
             + "\nkubeletRootDir: "
             + dir
             + "\nruntimeRootDir: "
@@ -116,8 +120,7 @@ class HostileDecisionsTest {
 
   static String metrics(Agent agent) {
     try {
-      return HttpClient.newHttpClient()
-          .send(
+      return HTTP.send(
               HttpRequest.newBuilder(
                       URI.create("http://127.0.0.1:" + agent.address().getPort() + "/metrics"))
                   .build(),

@@ -241,7 +241,8 @@ class RuleSandboxTest {
       for (int i = 1; i <= 30; i++) {
         assertThat(sync(planner, i, pods).failed()).isFalse();
       }
-      assertThat(threads()).isEqualTo(before);
+      // no thread started by rule code (threads of earlier tests may end meanwhile)
+      assertThat(threads()).as("threads after the syncs").isSubsetOf(before);
     }
   }
 }
