@@ -145,17 +145,6 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Compiles the configured rule set, checks the pin, and refuses it with one clear line when
-   * anything is wrong.
-   */
-  static RuleSet loadRules(AgentConfig c) {
-    RuleCompiler.Options options = rulesOptions(c);
-    return c.rules() == null
-        ? RuleCompiler.compileDefault(options)
-        : RuleCompiler.compile(c.rules(), options);
-  }
-
-  /**
    * How the agent loads rules: the policy lint (unless explicitly allowed off), the pinned SHA-256,
    * and the ownership check — rules writable by anyone but root (or the agent's user) are refused.
    */
@@ -485,14 +474,11 @@ public final class Agent implements AutoCloseable {
         c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
 
     RuleSet rules = choice.rules();
+    dev.evictd.engine.DecisionGuard.Limits limits =
+        new dev.evictd.engine.DecisionGuard.Limits(
+            c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH);
     Planner planner =
-        agent.own(
-            new Planner(
-                rules,
-                config,
-                dev.evictd.engine.SyncBudget.DEFAULT,
-                new dev.evictd.engine.DecisionGuard.Limits(
-                    c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH)));
+        agent.own(new Planner(rules, config, dev.evictd.engine.SyncBudget.DEFAULT, limits));
     if (rules != choice.configured()) {
       metrics.rulesReload(RuleProbation.REJECTED);
     }
@@ -510,6 +496,7 @@ public final class Agent implements AutoCloseable {
     boolean packaged =
         c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
     probation.started(rules, rules == choice.configured() && !packaged ? c.rules() : null);
+    probation.shadowPlanner(limits, c.podCleanupTimeout());
     EvictionManager manager =
         new EvictionManager(
             planner,

@@ -610,33 +610,45 @@ public final class EvictionManager implements AutoCloseable {
       return;
     }
     Instant deadline = clock.instant().plus(settings.podCleanupTimeout());
-    while (running && clock.instant().isBefore(deadline)) {
-      lastBeat = clock.instant();
-      boolean allGone = true;
-      for (String uid : uids) {
-        try {
-          if (!pods.isGone(uid)) {
+    // a trigger that does not end the wait (a rule swap, a downward crossing) is handed back when
+    // the wait ends, so that its sync follows then instead of at the next interval
+    Trigger deferred = null;
+    try {
+      while (running && clock.instant().isBefore(deadline)) {
+        lastBeat = clock.instant();
+        boolean allGone = true;
+        for (String uid : uids) {
+          try {
+            if (!pods.isGone(uid)) {
+              allGone = false;
+              break;
+            }
+          } catch (RuntimeException e) {
             allGone = false;
-            break;
           }
-        } catch (RuntimeException e) {
-          allGone = false;
+        }
+        if (allGone) {
+          LOG.info(
+              "evicted pods cleaned up: {}",
+              r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
+          return;
+        }
+        Trigger t = triggers.poll(1, TimeUnit.SECONDS);
+        if (t != null && t.urgent()) {
+          triggers.offer(t);
+          LOG.info("stopped waiting for evicted pods: {}", t.reason());
+          return;
+        }
+        if (t != null && deferred == null) {
+          deferred = t;
         }
       }
-      if (allGone) {
-        LOG.info(
-            "evicted pods cleaned up: {}",
-            r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
-        return;
-      }
-      Trigger t = triggers.poll(1, TimeUnit.SECONDS);
-      if (t != null && t.urgent()) {
-        triggers.offer(t);
-        LOG.info("stopped waiting for evicted pods: {}", t.reason());
-        return;
+      LOG.info("timed out waiting for evicted pods to be cleaned up");
+    } finally {
+      if (deferred != null) {
+        triggers.offer(deferred);
       }
     }
-    LOG.info("timed out waiting for evicted pods to be cleaned up");
   }
 
   private static String describe(List<Observation> obs) {

@@ -78,6 +78,9 @@ public final class RuleProbation {
   private int trustedFailures;
   private String packagedSha;
   private dev.evictd.engine.SyncBudget shadowBudget = dev.evictd.engine.SyncBudget.DEFAULT;
+  private dev.evictd.engine.DecisionGuard.Limits shadowLimits =
+      dev.evictd.engine.DecisionGuard.Limits.DEFAULT;
+  private java.time.Duration shadowCleanupTimeout;
 
   /**
    * @param syncs how many clean real syncs a new set needs to be trusted
@@ -231,11 +234,24 @@ public final class RuleProbation {
     this.shadowBudget = budget;
   }
 
+  /**
+   * Shadow syncs judge decisions as the live planner does: its guard's limits (the allowed methods)
+   * and its pod cleanup timeout.
+   */
+  public void shadowPlanner(
+      dev.evictd.engine.DecisionGuard.Limits limits, java.time.Duration podCleanupTimeout) {
+    this.shadowLimits = limits;
+    this.shadowCleanupTimeout = podCleanupTimeout;
+  }
+
   /** Runs the set once on a planner of its own; returns why it failed, or null. */
   String shadowSync(RuleSet rs, Inputs inputs) {
     Planner shadow;
     try {
-      shadow = new Planner(rs, config, shadowBudget);
+      shadow = new Planner(rs, config, shadowBudget, shadowLimits);
+      if (shadowCleanupTimeout != null) {
+        shadow.podCleanupTimeout(shadowCleanupTimeout);
+      }
     } catch (EvictdException e) {
       return e.getMessage();
     }
@@ -288,7 +304,9 @@ public final class RuleProbation {
       handOver = swap;
       boolean isCandidate = candidate != null && candidate.sha256().equals(sha256);
       boolean isTrusted = !isCandidate && trusted != null && trusted.sha256().equals(sha256);
-      String trustedFailure = isTrusted ? problem(plan) : null;
+      // a trusted set fails only by failed plans: refused decisions are held against a set on
+      // probation (the guard drops them either way)
+      String trustedFailure = isTrusted && plan.failed() ? plan.failure() : null;
       if (isTrusted && trustedFailure == null) {
         trustedFailures = 0;
       } else if (isTrusted && (newlyStuck || ++trustedFailures >= syncs)) {

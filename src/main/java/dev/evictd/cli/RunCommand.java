@@ -156,6 +156,20 @@ final class RunCommand implements Callable<Integer> {
   String runtimeRootDir;
 
   @Option(
+      names = "--taints",
+      paramLabel = "BOOL",
+      description =
+          "Taint the own Node NoSchedule (evictd.dev/memory-pressure, disk-pressure, pid-pressure)"
+              + " while the condition holds (default false; never in dry run).")
+  String taints;
+
+  @Option(
+      names = "--allow-unsafe-rules",
+      paramLabel = "BOOL",
+      description = "Turn the policy lint off (trusted experiments only; logged loudly).")
+  String allowUnsafeRules;
+
+  @Option(
       names = "--memcg-notifier",
       paramLabel = "BOOL",
       description = "Register memcg thresholds for immediate syncs (default true).")
@@ -237,6 +251,8 @@ final class RunCommand implements Callable<Integer> {
     f.put("kubeletRootDir", kubeletRootDir);
     f.put("runtimeRootDir", runtimeRootDir);
     f.put("memcgNotifier", memcgNotifier);
+    f.put("taints", taints);
+    f.put("allowUnsafeRules", allowUnsafeRules);
     f.put("psiTrigger", psiTrigger);
     f.put("crictl", crictl);
     f.put("logFormat", logFormat);

@@ -307,6 +307,26 @@ class RuleProbationTest {
   }
 
   @Test
+  void aTrustedSetIsNotRolledBackForDecisionsTheGuardRefused() throws Exception {
+    start(RuleCompiler.Options.STRICT);
+    String trusted = manager.rulesSha256();
+    EvictionPlan refused =
+        plan(
+            List.of(
+                new EvictionPlan.RefusedDecision(
+                    new dev.evictd.api.PodRef("kube-system", "x", "u-x"),
+                    EvictionPlan.Refusal.CRITICAL,
+                    "critical",
+                    List.of("r"))));
+    for (int i = 0; i < 2 * N; i++) {
+      probation.synced(trusted, refused, false);
+    }
+    assertThat(count("rolled_back")).isZero();
+    assertThat(store.bad(trusted)).isNull();
+    assertThat(probation.trusted().sha256()).isEqualTo(trusted);
+  }
+
+  @Test
   void refusalsOfDuplicatesAndExemptPodsAreNotARunTimeFailure() {
     dev.evictd.api.PodRef p = new dev.evictd.api.PodRef("default", "a", "default/a");
     EvictionPlan benign =
