@@ -289,11 +289,17 @@ final class RunCommand implements Callable<Integer> {
 
   private static void ignoreHangup() {
     try {
-      sun.misc.Signal.handle(
-          new sun.misc.Signal("HUP"),
-          sig ->
-              org.slf4j.LoggerFactory.getLogger(RunCommand.class)
-                  .info("SIGHUP ignored: rules are reloaded when their directory changes"));
+      sun.misc.SignalHandler before =
+          sun.misc.Signal.handle(
+              new sun.misc.Signal("HUP"),
+              sig ->
+                  org.slf4j.LoggerFactory.getLogger(RunCommand.class)
+                      .info("SIGHUP ignored: rules are reloaded when their directory changes"));
+      if (before == sun.misc.SignalHandler.SIG_IGN) {
+        // started with SIGHUP ignored (nohup): the JVM keeps it that way and installs no handler
+        org.slf4j.LoggerFactory.getLogger(RunCommand.class)
+            .info("SIGHUP is ignored (it was when evictd started, e.g. under nohup)");
+      }
     } catch (IllegalArgumentException e) {
       // no SIGHUP on this platform, or the JVM was started with -Xrs: nothing to ignore
     }
