@@ -1,149 +1,223 @@
 package dev.evictd.agent;
 
+import dev.evictd.agent.Setting.Check;
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
-import dev.evictd.config.GoDuration;
 import dev.evictd.config.YamlNode;
 import dev.evictd.kube.KubeletEndpoint;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The agent's configuration. Every field can be set in a YAML file ({@code --config}) and by a flag
- * of the same name (flags win); the node name also comes from the environment variable {@code
- * NODE_NAME}. Unknown keys, bad values and contradictions are refused with the key and the value.
- *
- * @param nodeName the node this agent runs on
- * @param kubeletConfig the kubelet's configuration file to read eviction settings from, or null
- * @param eviction inline eviction settings (KubeletConfiguration eviction fields), used when no
- *     kubelet config file is given; null: the kubelet's defaults
- * @param rules the rules directory, or null for the packaged rules
- * @param rulesSha256 when set, the only rule set (SHA-256) the agent accepts
- * @param allowUnsafeRules turn the policy lint off (trusted experiments only; logged)
- * @param stats where statistics come from: kubelet (the node's own kubelet's Summary API, the
- *     default), kubelet-proxy (the same through the API server's node proxy: needs nodes/proxy, an
- *     opt-in) or host (cgroups, statvfs, /proc)
- * @param kubeletUrl the kubelet's base URL for direct Summary reads (default
- *     https://$HOST_IP:10250, HOST_IP from the downward API's status.hostIP), or null when there is
- *     none
- * @param kubeletCaFile the CA of the kubelet's serving certificate (default: the service account's
- *     CA)
- * @param kubeletTokenFile the token sent to the kubelet (default: the service account's token)
- * @param kubeletInsecureSkipTlsVerify trust any kubelet certificate (warned about at start and in
- *     /readyz)
- * @param kubeletTlsServerName the name the kubelet's certificate must carry when it is not the
- *     URL's host, or null
- * @param kubeletAllowHttp accept an http:// kubeletUrl (no token is then sent)
- * @param executor the eviction method for decisions that do not choose one: dry-run (default),
- *     delete, evict, kill
- * @param metricsAddress HOST:PORT of /metrics, /healthz and /readyz (default 127.0.0.1:9091)
- * @param interval the monitoring interval (default 10s)
- * @param podCleanupTimeout how long to wait for an evicted pod to go (default 30s)
- * @param standalone no cluster: host statistics, pods from a file (or none), dry-run
- * @param podsFile pods for standalone mode (a PodList or list), or null
- * @param fsLayout the filesystem layout, or null to infer it from the first summary
- * @param cgroupRoot the cgroup filesystem root (host statistics, notifiers, kill)
- * @param procRoot the proc filesystem root
- * @param kubeletRootDir the kubelet's root directory (nodefs)
- * @param runtimeRootDir the container runtime's root directory (imagefs)
- * @param memcgNotifier whether to register memcg thresholds for immediate syncs
- * @param psiTrigger a PSI trigger on /proc/pressure/memory ("some 150000 2000000"), or null for
- *     none
- * @param crictl the crictl command for node-level reclaim
- * @param logFormat text or json
- * @param allowedMethods the eviction methods a rule's decision may name (default: delete, evict,
- *     kill, dry-run); a decision naming another is refused. The executor must be one of them.
- * @param stateDir where the agent remembers rule sets across restarts (bad ones, the last trusted
- *     one); default /var/lib/evictd, a hostPath on a node
- * @param rulesProbationSyncs how many clean syncs a new rule set needs before it is trusted
- *     (default 6: a minute at the default interval)
- * @param taints whether to put a NoSchedule taint {@code evictd.dev/memory-pressure}, {@code
- *     evictd.dev/disk-pressure} or {@code evictd.dev/pid-pressure} on the agent's own Node while
- *     the condition holds (default false; never in dry run or standalone mode)
- * @param podsCgroup the cgroup holding the pods ({@code kubepods}, {@code kubepods.slice}, a cgroup
- *     path); both kubelet drivers' forms find either's directory
- * @param adaptivePoll whether to poll the memory usage files at an interval that shrinks near a
- *     memory threshold (the v2 fast path, the v1 safety net)
+ * The agent's configuration. Every component is a key of the YAML file ({@code --config}) and a
+ * flag of {@code evictd run} of the same name (flags win), declared once by its {@link Setting}:
+ * the key, the type, the default and the help ({@code evictd run --help}, {@link ConfigKey}). The
+ * node name also comes from the environment variable {@code NODE_NAME}. Unknown keys, bad values
+ * and contradictions are refused with the key and the value.
  */
 public record AgentConfig(
-    String nodeName,
-    Path kubeletConfig,
-    YamlNode eviction,
-    Path rules,
-    String rulesSha256,
-    boolean allowUnsafeRules,
-    String stats,
-    String kubeletUrl,
-    Path kubeletCaFile,
-    Path kubeletTokenFile,
-    boolean kubeletInsecureSkipTlsVerify,
-    String kubeletTlsServerName,
-    boolean kubeletAllowHttp,
-    EvictionMethod executor,
-    String metricsAddress,
-    Duration interval,
-    Duration podCleanupTimeout,
-    boolean standalone,
-    Path podsFile,
-    FsLayout fsLayout,
-    Path cgroupRoot,
-    Path procRoot,
-    Path kubeletRootDir,
-    Path runtimeRootDir,
-    boolean memcgNotifier,
-    String psiTrigger,
-    String crictl,
-    String logFormat,
-    Set<EvictionMethod> allowedMethods,
-    Path stateDir,
-    int rulesProbationSyncs,
-    boolean taints,
-    String podsCgroup,
-    boolean adaptivePoll) {
+    @Setting(
+            label = "NAME",
+            help = "This node (default: $NODE_NAME; the host name in standalone mode).")
+        String nodeName,
+    @Setting(label = "FILE", help = "Read eviction settings from the kubelet's configuration file.")
+        Path kubeletConfig,
+    @Setting(
+            fileOnly = true,
+            help =
+                "Inline eviction settings (the KubeletConfiguration eviction fields), when no"
+                    + " kubeletConfig is given (default: the kubelet's defaults).")
+        YamlNode eviction,
+    @Setting(
+            label = "DIR",
+            help = "Rules directory, watched and hot-reloaded (default: the packaged rules).")
+        Path rules,
+    @Setting(
+            label = "HEX",
+            check = Check.SHA256,
+            help = "Accept only the rule set with this SHA-256.")
+        String rulesSha256,
+    @Setting(
+            label = "BOOL",
+            dflt = "false",
+            help = "Turn the policy lint off (trusted experiments only; logged loudly).")
+        boolean allowUnsafeRules,
+    @Setting(
+            label = "SOURCE",
+            choices = {"kubelet", "kubelet-proxy", "host"},
+            help =
+                "Where statistics come from: kubelet (the node's own kubelet's Summary API, the"
+                    + " default), kubelet-proxy (the same through the API server's node proxy:"
+                    + " needs nodes/proxy, an opt-in) or host (cgroups, statvfs, /proc; the"
+                    + " default and the only choice in standalone mode).")
+        String stats,
+    @Setting(
+            group = "kubelet",
+            label = "URL",
+            check = Check.HTTP_URL,
+            help =
+                "The kubelet to read directly, https://NODE_IP:10250 (run: the Summary, default"
+                    + " https://$HOST_IP:10250 with HOST_IP from the downward API; capture:"
+                    + " /configz and the summary, default through the API server's node proxy).")
+        String kubeletUrl,
+    @Setting(
+            group = "kubelet",
+            label = "FILE",
+            help = "CA of the kubelet's serving certificate (default: the service account's CA).")
+        Path kubeletCaFile,
+    @Setting(
+            group = "kubelet",
+            label = "FILE",
+            help = "Token for the kubelet (default: the service account's token).")
+        Path kubeletTokenFile,
+    @Setting(
+            key = "kubeletInsecureSkipTLSVerify",
+            group = "kubelet",
+            help =
+                "Trust any kubelet certificate (insecure: warned about at start and in /readyz).")
+        boolean kubeletInsecureSkipTlsVerify,
+    @Setting(
+            group = "kubelet",
+            label = "NAME",
+            help = "The name the kubelet's certificate must carry, when not the URL's host.")
+        String kubeletTlsServerName,
+    @Setting(group = "kubelet", help = "Accept an http:// kubelet URL (no token is then sent).")
+        boolean kubeletAllowHttp,
+    @Setting(
+            label = "METHOD",
+            dflt = "dry-run",
+            help =
+                "The eviction method for decisions that choose none: dry-run, delete, evict or"
+                    + " kill (always dry-run in standalone mode).")
+        EvictionMethod executor,
+    @Setting(
+            label = "HOST:PORT",
+            dflt = "127.0.0.1:9091",
+            check = Check.HOST_PORT,
+            help = "Where /metrics, /healthz and /readyz listen.")
+        String metricsAddress,
+    @Setting(
+            label = "DURATION",
+            dflt = "10s",
+            check = Check.AT_LEAST_100MS,
+            help = "Monitoring interval, at least 100ms.")
+        Duration interval,
+    @Setting(
+            label = "DURATION",
+            dflt = "30s",
+            check = Check.NOT_NEGATIVE,
+            help = "How long to wait for an evicted pod to go.")
+        Duration podCleanupTimeout,
+    @Setting(
+            dflt = "false",
+            help = "No cluster: host statistics, pods from --pods-file (or none), dry run.")
+        boolean standalone,
+    @Setting(label = "FILE", help = "Pods for standalone mode (PodList, List or YAML list).")
+        Path podsFile,
+    @Setting(
+            label = "LAYOUT",
+            dflt = "auto",
+            help =
+                "The filesystem layout: auto (inferred from the first summary), shared, dedicated"
+                    + " or split.")
+        FsLayout fsLayout,
+    @Setting(
+            label = "DIR",
+            dflt = "/sys/fs/cgroup",
+            help = "The cgroup filesystem root (host statistics, notifiers, kill).")
+        Path cgroupRoot,
+    @Setting(label = "DIR", dflt = "/proc", help = "The proc filesystem root.") Path procRoot,
+    @Setting(
+            label = "DIR",
+            dflt = "/var/lib/kubelet",
+            help = "The kubelet's root directory (nodefs).")
+        Path kubeletRootDir,
+    @Setting(
+            label = "DIR",
+            dflt = "/var/lib/containerd",
+            help = "The container runtime's root directory (imagefs).")
+        Path runtimeRootDir,
+    @Setting(label = "BOOL", dflt = "true", help = "Register memcg thresholds for immediate syncs.")
+        boolean memcgNotifier,
+    @Setting(
+            label = "TRIGGER",
+            help =
+                "A PSI trigger on /proc/pressure/memory, e.g. \"some 150000 2000000\" (default: none).")
+        String psiTrigger,
+    @Setting(
+            label = "CMD",
+            dflt = "crictl",
+            help = "The crictl command for node-level reclaim, looked up on PATH.")
+        String crictl,
+    @Setting(
+            label = "FORMAT",
+            dflt = "text",
+            choices = {"text", "json"},
+            help = "Log format: text or json.")
+        String logFormat,
+    @Setting(
+            label = "METHODS",
+            dflt = "dry-run,delete,evict,kill",
+            help =
+                "Eviction methods a rule's decision may name (a list in the file, comma-separated"
+                    + " as a flag); a decision naming another is refused. The executor must be one"
+                    + " of them.")
+        Set<EvictionMethod> allowedMethods,
+    @Setting(
+            label = "DIR",
+            dflt = "/var/lib/evictd",
+            help =
+                "Where rule sets that failed and the last trusted one are remembered across"
+                    + " restarts (a hostPath on a node).")
+        Path stateDir,
+    @Setting(
+            label = "N",
+            dflt = "6",
+            help =
+                "Clean syncs a new rule set needs before it is trusted; the default is a minute at"
+                    + " the default interval.")
+        int rulesProbationSyncs,
+    @Setting(
+            label = "BOOL",
+            dflt = "false",
+            help =
+                "Taint the own Node NoSchedule (evictd.dev/memory-pressure, disk-pressure,"
+                    + " pid-pressure) while the condition holds (never in dry run or standalone"
+                    + " mode).")
+        boolean taints,
+    @Setting(
+            label = "NAME",
+            dflt = "kubepods",
+            help =
+                "The cgroup holding the pods: kubepods or kubepods.slice (both kubelet drivers'"
+                    + " forms find either's directory), or a cgroup path.")
+        String podsCgroup,
+    @Setting(
+            label = "BOOL",
+            dflt = "true",
+            help =
+                "Poll the memory usage files faster near a memory threshold: cgroup v2's fast"
+                    + " path, cgroup v1's safety net.")
+        boolean adaptivePoll) {
 
   /** Every key of the configuration file (and the flag of the same name). */
-  public static final Set<String> KEYS =
-      Set.of(
-          "nodeName",
-          "kubeletConfig",
-          "eviction",
-          "rules",
-          "rulesSha256",
-          "allowUnsafeRules",
-          "stats",
-          "kubeletUrl",
-          "kubeletCaFile",
-          "kubeletTokenFile",
-          "kubeletInsecureSkipTLSVerify",
-          "kubeletTlsServerName",
-          "kubeletAllowHttp",
-          "executor",
-          "metricsAddress",
-          "interval",
-          "podCleanupTimeout",
-          "standalone",
-          "podsFile",
-          "fsLayout",
-          "cgroupRoot",
-          "procRoot",
-          "kubeletRootDir",
-          "runtimeRootDir",
-          "memcgNotifier",
-          "psiTrigger",
-          "crictl",
-          "logFormat",
-          "allowedMethods",
-          "stateDir",
-          "rulesProbationSyncs",
-          "taints",
-          "podsCgroup",
-          "adaptivePoll");
+  public static final Set<String> KEYS = keys();
+
+  private static Set<String> keys() {
+    Set<String> s = new LinkedHashSet<>();
+    ConfigKey.ALL.forEach(k -> s.add(k.key()));
+    return Collections.unmodifiableSet(s);
+  }
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -170,31 +244,24 @@ public record AgentConfig(
 
   /**
    * Builds the configuration from a file's values, then flags (which win), then the environment.
+   * Each value is parsed as its {@link ConfigKey} says; what follows checks keys against each other
+   * and works out the defaults that depend on other settings or the environment.
    *
    * @param file the configuration file's root mapping, or null
-   * @param flags values given as flags, by key (strings, or booleans for switches)
-   * @param env the environment (NODE_NAME)
+   * @param flags values given as flags, by key: text, or values a flag parser already typed
+   * @param env the environment (NODE_NAME, HOST_IP)
    */
   public static AgentConfig resolve(
       YamlNode file, Map<String, Object> flags, Map<String, String> env) {
-    Map<String, Object> v = new LinkedHashMap<>();
+    Map<String, Object> given = new LinkedHashMap<>();
     Map<String, String> where = new LinkedHashMap<>();
-    YamlNode eviction = null;
     if (file != null && !file.isNull()) {
-      file.asMap();
       file.requireKnownKeys(KEYS);
       for (var e : file.asMap().entrySet()) {
-        YamlNode n = e.getValue();
-        if (n.isNull()) {
-          continue;
+        if (!e.getValue().isNull()) {
+          given.put(e.getKey(), e.getValue());
+          where.put(e.getKey(), e.getValue().where());
         }
-        if (e.getKey().equals("eviction")) {
-          n.asMap();
-          eviction = n;
-          continue;
-        }
-        v.put(e.getKey(), n.kind() == YamlNode.Kind.SCALAR ? n.asText() : n);
-        where.put(e.getKey(), n.where());
       }
     }
     for (var e : flags.entrySet()) {
@@ -202,13 +269,21 @@ public record AgentConfig(
         if (!KEYS.contains(e.getKey())) {
           throw new ConfigException("unknown setting " + e.getKey());
         }
-        v.put(e.getKey(), e.getValue());
-        where.put(e.getKey(), "--" + flagName(e.getKey()));
+        given.put(e.getKey(), e.getValue());
+        where.put(e.getKey(), ConfigKey.of(e.getKey()).flag());
       }
     }
-    Reader r = new Reader(v, where);
-    boolean standalone = r.bool("standalone", false);
-    String nodeName = r.string("nodeName", env.get("NODE_NAME"));
+    Map<String, Object> v = new HashMap<>();
+    for (ConfigKey k : ConfigKey.ALL) {
+      Object g = given.get(k.key());
+      v.put(k.key(), g == null ? k.defaultValue() : k.read(g, where.get(k.key())));
+    }
+    Values r = new Values(v, where);
+    boolean standalone = r.get("standalone");
+    String nodeName = r.get("nodeName");
+    if (nodeName == null) {
+      nodeName = env.get("NODE_NAME");
+    }
     if (nodeName == null || nodeName.isBlank()) {
       if (!standalone) {
         throw new ConfigException(
@@ -216,108 +291,69 @@ public record AgentConfig(
       }
       nodeName = hostname();
     }
-    String stats =
-        r.choice(
-            "stats", standalone ? "host" : "kubelet", Set.of("kubelet", "kubelet-proxy", "host"));
-    if (standalone && !stats.equals("host")) {
+    v.put("nodeName", nodeName);
+    String stats = r.get("stats");
+    if (stats == null) {
+      v.put("stats", standalone ? "host" : "kubelet");
+    } else if (standalone && !stats.equals("host")) {
       throw new ConfigException(
           r.at("stats") + ": stats kubelet needs a cluster; standalone mode reads host statistics");
     }
-    String executorText =
-        r.choice("executor", "dry-run", Set.of("dry-run", "delete", "evict", "kill"));
-    EvictionMethod executor =
-        EvictionMethod.valueOf(executorText.toUpperCase(Locale.ROOT).replace('-', '_'));
-    Set<EvictionMethod> allowedMethods = r.methods("allowedMethods");
+    EvictionMethod executor = r.get("executor");
+    Set<EvictionMethod> allowedMethods = r.get("allowedMethods");
     if (!standalone && !allowedMethods.contains(executor)) {
       throw new ConfigException(
           r.at("executor")
               + ": "
-              + executorText
+              + methodName(executor)
               + " is not one of allowedMethods "
               + allowedMethods.stream().map(AgentConfig::methodName).toList());
     }
-    String layoutText =
-        r.choice("fsLayout", "auto", Set.of("auto", "shared", "dedicated", "split"));
-    FsLayout layout = layoutText.equals("auto") ? null : FsLayout.fromKey(layoutText).orElseThrow();
-    Path kubeletConfig = r.path("kubeletConfig", null);
-    if (kubeletConfig != null && eviction != null) {
+    if (standalone) {
+      v.put("executor", EvictionMethod.DRY_RUN);
+    }
+    if (r.get("kubeletConfig") != null && r.get("eviction") != null) {
       throw new ConfigException(
           r.at("kubeletConfig") + ": give either kubeletConfig or eviction, not both");
     }
-    Path rules = r.path("rules", null);
-    String sha = r.string("rulesSha256", null);
-    if (sha != null && !sha.matches("[0-9a-f]{64}")) {
-      throw new ConfigException(
-          r.at("rulesSha256") + ": expected 64 lowercase hex digits, found \"" + sha + "\"");
-    }
-    Path podsFile = r.path("podsFile", null);
-    if (podsFile != null && !standalone) {
+    if (r.get("podsFile") != null && !standalone) {
       throw new ConfigException(
           r.at("podsFile") + ": pods come from a file only in standalone mode");
     }
-    Duration interval = r.duration("interval", Duration.ofSeconds(10));
-    if (interval.compareTo(Duration.ofMillis(100)) < 0) {
-      throw new ConfigException(
-          r.at("interval") + ": must be at least 100ms: " + GoDuration.format(interval));
-    }
-    Duration cleanup = r.duration("podCleanupTimeout", Duration.ofSeconds(30));
-    if (cleanup.isNegative()) {
-      throw new ConfigException(r.at("podCleanupTimeout") + ": must not be negative");
-    }
-    String psi = r.string("psiTrigger", null);
-    String address = r.string("metricsAddress", "127.0.0.1:9091");
-    HttpEndpoints.parse(address);
     String hostIp = env.get("HOST_IP");
-    String kubeletUrl =
-        r.string(
-            "kubeletUrl",
-            hostIp == null || hostIp.isBlank() ? null : KubeletEndpoint.defaultUrl(hostIp.strip()));
-    if (kubeletUrl != null && !kubeletUrl.matches("https?://[^\\s]+")) {
-      throw new ConfigException(
-          r.at("kubeletUrl") + ": expected an http(s) URL, found \"" + kubeletUrl + "\"");
+    if (r.get("kubeletUrl") == null && hostIp != null && !hostIp.isBlank()) {
+      v.put("kubeletUrl", KubeletEndpoint.defaultUrl(hostIp.strip()));
     }
-    boolean insecure = r.bool("kubeletInsecureSkipTLSVerify", false);
-    Path caFile = r.path("kubeletCaFile", null);
+    boolean insecure = r.get("kubeletInsecureSkipTLSVerify");
+    Path caFile = r.get("kubeletCaFile");
     if (insecure && caFile != null) {
       throw new ConfigException(
           r.at("kubeletInsecureSkipTLSVerify")
               + ": give either kubeletCaFile or kubeletInsecureSkipTLSVerify, not both");
     }
-    return new AgentConfig(
-        nodeName,
-        kubeletConfig,
-        eviction,
-        rules,
-        sha,
-        r.bool("allowUnsafeRules", false),
-        stats,
-        kubeletUrl,
-        insecure ? null : caFile == null ? KubeletEndpoint.SERVICE_ACCOUNT_CA : caFile,
-        r.path("kubeletTokenFile", KubeletEndpoint.SERVICE_ACCOUNT_TOKEN),
-        insecure,
-        r.string("kubeletTlsServerName", null),
-        r.bool("kubeletAllowHttp", false),
-        standalone ? EvictionMethod.DRY_RUN : executor,
-        address,
-        interval,
-        cleanup,
-        standalone,
-        podsFile,
-        layout,
-        r.path("cgroupRoot", Path.of("/sys/fs/cgroup")),
-        r.path("procRoot", Path.of("/proc")),
-        r.path("kubeletRootDir", Path.of("/var/lib/kubelet")),
-        r.path("runtimeRootDir", Path.of("/var/lib/containerd")),
-        r.bool("memcgNotifier", true),
-        psi,
-        r.string("crictl", "crictl"),
-        r.choice("logFormat", "text", Set.of("text", "json")),
-        allowedMethods,
-        r.path("stateDir", Path.of("/var/lib/evictd")),
-        r.positiveInt("rulesProbationSyncs", 6),
-        r.bool("taints", false),
-        r.string("podsCgroup", "kubepods"),
-        r.bool("adaptivePoll", true));
+    v.put(
+        "kubeletCaFile",
+        insecure ? null : caFile == null ? KubeletEndpoint.SERVICE_ACCOUNT_CA : caFile);
+    if (r.get("kubeletTokenFile") == null) {
+      v.put("kubeletTokenFile", KubeletEndpoint.SERVICE_ACCOUNT_TOKEN);
+    }
+    return construct(v);
+  }
+
+  /** The record from values by key, in component order. */
+  private static AgentConfig construct(Map<String, Object> v) {
+    Object[] args = ConfigKey.ALL.stream().map(k -> v.get(k.key())).toArray();
+    Class<?>[] types = ConfigKey.ALL.stream().map(ConfigKey::type).toArray(Class<?>[]::new);
+    try {
+      return AgentConfig.class.getDeclaredConstructor(types).newInstance(args);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("AgentConfig's components and keys disagree", e);
+    }
   }
 
   /** The configuration's name of a method: {@code dry-run}, {@code delete}... */
@@ -363,125 +399,15 @@ public record AgentConfig(
     }
   }
 
-  /** Typed access to the merged values, with the source of each in messages. */
-  private record Reader(Map<String, Object> v, Map<String, String> where) {
+  /** The parsed values by key, with the place each was given for messages. */
+  private record Values(Map<String, Object> v, Map<String, String> where) {
     String at(String key) {
       return where.getOrDefault(key, key);
     }
 
-    String string(String key, String dflt) {
-      Object o = v.get(key);
-      if (o == null) {
-        return dflt;
-      }
-      if (o instanceof YamlNode n) {
-        throw new ConfigException(at(key) + ": expected a value, found " + n.describe());
-      }
-      return o.toString();
-    }
-
-    boolean bool(String key, boolean dflt) {
-      Object o = v.get(key);
-      if (o == null) {
-        return dflt;
-      }
-      if (o instanceof Boolean b) {
-        return b;
-      }
-      String s = string(key, null).toLowerCase(Locale.ROOT);
-      if (s.equals("true")) {
-        return true;
-      }
-      if (s.equals("false")) {
-        return false;
-      }
-      throw new ConfigException(at(key) + ": expected true or false, found \"" + s + "\"");
-    }
-
-    String choice(String key, String dflt, Set<String> allowed) {
-      String s = string(key, dflt);
-      if (!allowed.contains(s)) {
-        throw new ConfigException(
-            at(key)
-                + ": unknown value \""
-                + s
-                + "\" (expected one of "
-                + new java.util.TreeSet<>(allowed)
-                + ")");
-      }
-      return s;
-    }
-
-    /**
-     * A list of method names (a YAML sequence, or comma-separated as a flag); all but default when
-     * unset.
-     */
-    Set<EvictionMethod> methods(String key) {
-      Object o = v.get(key);
-      Set<String> names = Set.of("dry-run", "delete", "evict", "kill");
-      java.util.List<String> given = new java.util.ArrayList<>();
-      if (o == null) {
-        given.addAll(names);
-      } else if (o instanceof YamlNode n && n.isSeq()) {
-        for (YamlNode e : n.asList()) {
-          given.add(e.asString(false));
-        }
-      } else {
-        for (String part : string(key, "").split(",", -1)) {
-          given.add(part.trim());
-        }
-      }
-      java.util.EnumSet<EvictionMethod> out = java.util.EnumSet.noneOf(EvictionMethod.class);
-      for (String g : given) {
-        if (!names.contains(g)) {
-          throw new ConfigException(
-              at(key)
-                  + ": unknown method \""
-                  + g
-                  + "\" (expected some of "
-                  + new java.util.TreeSet<>(names)
-                  + ")");
-        }
-        out.add(EvictionMethod.valueOf(g.toUpperCase(Locale.ROOT).replace('-', '_')));
-      }
-      if (out.isEmpty()) {
-        throw new ConfigException(at(key) + ": at least one method is needed");
-      }
-      return java.util.Collections.unmodifiableSet(out);
-    }
-
-    int positiveInt(String key, int dflt) {
-      String s = string(key, null);
-      if (s == null) {
-        return dflt;
-      }
-      try {
-        int n = Integer.parseInt(s.trim());
-        if (n >= 1) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // refused below
-      }
-      throw new ConfigException(
-          at(key) + ": expected a whole number of at least 1, found \"" + s + "\"");
-    }
-
-    Path path(String key, Path dflt) {
-      String s = string(key, null);
-      return s == null ? dflt : Path.of(s);
-    }
-
-    Duration duration(String key, Duration dflt) {
-      String s = string(key, null);
-      if (s == null) {
-        return dflt;
-      }
-      try {
-        return GoDuration.parse(s);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(at(key) + ": " + e.getMessage());
-      }
+    @SuppressWarnings("unchecked")
+    <T> T get(String key) {
+      return (T) v.get(key);
     }
   }
 }
