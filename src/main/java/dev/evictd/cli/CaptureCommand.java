@@ -20,7 +20,6 @@ import dev.evictd.kube.NodeCapture;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +38,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "capture",
     mixinStandardHelpOptions = true,
+    modelTransformer = KubeletOptions.Mixin.class,
     description = {
       "Snapshot a live node into a fixture: the kubelet's running configuration (/configz), the node's pods and its",
       "stats summary, with what the rules decide now as the step's expectations (edit them into what should happen).",
@@ -66,69 +66,7 @@ final class CaptureCommand implements Callable<Integer> {
       description = "shared, dedicated or split (default: inferred from the summary).")
   String fsLayout;
 
-  @Option(
-      names = "--kubelet-url",
-      paramLabel = "URL",
-      description =
-          "Read /configz and the summary from this kubelet (https://NODE_IP:10250) instead of through"
-              + " the API server's node proxy.")
-  String kubeletUrl;
-
-  @Option(
-      names = "--kubelet-ca-file",
-      paramLabel = "FILE",
-      description = "CA of the kubelet's serving certificate (default: the service account's CA).")
-  Path kubeletCaFile;
-
-  @Option(
-      names = "--kubelet-token-file",
-      paramLabel = "FILE",
-      description = "Token for the kubelet (default: the service account's token).")
-  Path kubeletTokenFile;
-
-  @Option(
-      names = "--kubelet-insecure-skip-tls-verify",
-      description = "Trust any kubelet certificate (insecure).")
-  boolean kubeletInsecureSkipTlsVerify;
-
-  @Option(
-      names = "--kubelet-tls-server-name",
-      paramLabel = "NAME",
-      description = "The name the kubelet's certificate must carry, when not the URL's host.")
-  String kubeletTlsServerName;
-
-  @Option(
-      names = "--kubelet-allow-http",
-      description = "Accept an http:// kubelet URL (no token is then sent).")
-  boolean kubeletAllowHttp;
-
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** The kubelet to read directly, checked (files, scheme), or null for the node proxy. */
-  KubeletEndpoint kubelet() {
-    if (kubeletUrl == null) {
-      return null;
-    }
-    if (!kubeletUrl.matches("https?://[^\\s]+")) {
-      throw new ConfigException(
-          "--kubelet-url: expected an http(s) URL, found \"" + kubeletUrl + "\"");
-    }
-    if (kubeletInsecureSkipTlsVerify && kubeletCaFile != null) {
-      throw new ConfigException(
-          "--kubelet-insecure-skip-tls-verify: give either --kubelet-ca-file or"
-              + " --kubelet-insecure-skip-tls-verify, not both");
-    }
-    KubeletEndpoint e =
-        new KubeletEndpoint(
-            URI.create(kubeletUrl),
-            kubeletTokenFile == null ? KubeletEndpoint.SERVICE_ACCOUNT_TOKEN : kubeletTokenFile,
-            kubeletCaFile == null ? KubeletEndpoint.SERVICE_ACCOUNT_CA : kubeletCaFile,
-            kubeletInsecureSkipTlsVerify,
-            kubeletTlsServerName,
-            kubeletAllowHttp);
-    e.check();
-    return e;
-  }
 
   /** How the command gets its client (tests point it at a mock API server). */
   static Supplier<KubernetesClient> clients = () -> KubeClients.create(KubeSettings.DEFAULTS);
@@ -136,7 +74,7 @@ final class CaptureCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     // the kubelet's files and URL are checked before anything is read
-    KubeletEndpoint kubelet = kubelet();
+    KubeletEndpoint kubelet = KubeletOptions.endpoint(spec);
     NodeCapture cap;
     try (KubernetesClient client = clients.get()) {
       cap =

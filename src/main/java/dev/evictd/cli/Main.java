@@ -69,6 +69,11 @@ public final class Main implements Runnable {
     cl.setParameterExceptionHandler(
         (ex, a) -> {
           CommandLine c = ex.getCommandLine();
+          if (ex.getCause() instanceof EvictdException bad) {
+            // a typed option's own parser refused the value: its one line says where and why
+            c.getErr().println("evictd: " + bad.getMessage());
+            return BAD_INPUT;
+          }
           c.getErr().println("evictd: " + ex.getMessage());
           c.getErr()
               .println(
