@@ -9,7 +9,6 @@ import dev.evictd.config.YamlNode;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
 import dev.evictd.engine.RuleSet;
-import dev.evictd.fixture.CapturedInputs;
 import dev.evictd.fixture.FixtureRunner;
 import dev.evictd.fixture.FixtureWriter;
 import dev.evictd.kube.KubeApi;
@@ -60,11 +59,7 @@ final class CaptureCommand implements Callable<Integer> {
       description = "Write the fixture here (default: stdout).")
   Path output;
 
-  @Option(
-      names = "--fs-layout",
-      paramLabel = "LAYOUT",
-      description = "shared, dedicated or split (default: inferred from the summary).")
-  String fsLayout;
+  @Mixin FsLayoutOption fsLayout = new FsLayoutOption();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -81,12 +76,7 @@ final class CaptureCommand implements Callable<Integer> {
           NodeCapture.of(
               client, new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout()), node, kubelet);
     }
-    FsLayout layout =
-        fsLayout == null
-            ? CapturedInputs.inferLayout(cap.summary())
-            : FsLayout.fromKey(fsLayout)
-                .orElseThrow(
-                    () -> new ConfigException("--fs-layout: unknown layout \"" + fsLayout + "\""));
+    FsLayout layout = fsLayout.orInferred(cap.summary());
     String partial =
         FixtureWriter.write(
             "capture",

@@ -1,6 +1,5 @@
 package dev.evictd.cli;
 
-import dev.evictd.api.ConfigException;
 import dev.evictd.linux.NodeDoctor;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -27,11 +26,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Mixin HostOptions host = new HostOptions();
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "table",
-      description = "table or json")
-  String output;
+  @Mixin OutputOption.Table output = new OutputOption.Table();
 
   @Option(
       names = "--pods",
@@ -44,9 +39,6 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!"table".equals(output) && !"json".equals(output)) {
-      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
-    }
     PrintWriter out = spec.commandLine().getOut();
     NodeDoctor doctor = new NodeDoctor(host.paths(), Clock.systemUTC());
     if (podsFile != null) {
@@ -66,7 +58,7 @@ final class DoctorCommand implements Callable<Integer> {
     }
     List<NodeDoctor.Check> checks = doctor.run();
     boolean passed = NodeDoctor.passed(checks);
-    if ("json".equals(output)) {
+    if (output.json()) {
       ObjectNode root = MAPPER.createObjectNode();
       root.put("passed", passed);
       ArrayNode arr = root.putArray("checks");

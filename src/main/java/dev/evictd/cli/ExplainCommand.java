@@ -40,11 +40,7 @@ final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--step", paramLabel = "N", description = "The step to explain (1-based).")
   Integer step;
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "text",
-      description = "text or json")
-  String output;
+  @Mixin OutputOption.Text output = new OutputOption.Text();
 
   @Option(
       names = "--top",
@@ -59,10 +55,6 @@ final class ExplainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!"text".equals(output) && !"json".equals(output)) {
-      throw new dev.evictd.api.ConfigException(
-          "unknown output format \"" + output + "\" (text or json)");
-    }
     Fixture f = FixtureLoader.load(fixture);
     RuleSet rs = rules.resolve(f.rules());
     FixtureResult r = new FixtureRunner(p -> rs).run(f, false);
@@ -91,7 +83,7 @@ final class ExplainCommand implements Callable<Integer> {
     EvictionPlan plan = plans.get(n - 1);
     List<Pod> podsAtStep = podsAt(f, n);
     PrintWriter out = spec.commandLine().getOut();
-    if ("json".equals(output)) {
+    if (output.json()) {
       ObjectNode root = PlanJson.plan(plan);
       root.put("fixture", f.name());
       root.put("step", n);

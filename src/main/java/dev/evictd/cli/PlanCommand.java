@@ -1,6 +1,5 @@
 package dev.evictd.cli;
 
-import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.FsLayout;
@@ -58,60 +57,25 @@ final class PlanCommand implements Callable<Integer> {
       description = "Node name (default: from the summary, else \"node\").")
   String node;
 
-  @Option(
-      names = "--fs-layout",
-      paramLabel = "LAYOUT",
-      description = "shared, dedicated or split (default: inferred from the summary).")
-  String fsLayout;
+  @Mixin FsLayoutOption fsLayout = new FsLayoutOption();
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "table",
-      description = "table or json")
-  String output;
+  @Mixin OutputOption.Table output = new OutputOption.Table();
 
   @Option(
       names = "--explain",
       description = "Explain the decision: keys, rules that fired and the facts they matched.")
   boolean explain;
 
-  @Option(
-      names = "--html",
-      paramLabel = "FILE",
-      description = "Write the sync as one self-contained HTML page (an SVG picture and tables).")
-  Path html;
-
-  @Option(
-      names = "--against",
-      paramLabel = "DIR",
-      description =
-          "With --html: a second rule set (\"default\": the packaged rules) drawn over the first"
-              + " where the two decide differently.")
-  String against;
+  @Mixin HtmlOption html = new HtmlOption();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
-    if (!"table".equals(output) && !"json".equals(output)) {
-      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
-    }
     PrintWriter out = spec.commandLine().getOut();
     Summary summary = CapturedInputs.summary(summaryFile);
     List<Pod> pods = CapturedInputs.pods(podsFile);
-    FsLayout layout;
-    if (fsLayout != null) {
-      layout =
-          FsLayout.fromKey(fsLayout)
-              .orElseThrow(
-                  () ->
-                      new ConfigException(
-                          "--fs-layout: unknown layout \""
-                              + fsLayout
-                              + "\" (shared, dedicated or split)"));
-    } else {
-      layout = CapturedInputs.inferLayout(summary);
-    }
+    FsLayout layout = fsLayout.orInferred(summary);
     String nodeName = node;
     if (nodeName == null) {
       nodeName =
@@ -122,17 +86,14 @@ final class PlanCommand implements Callable<Integer> {
     YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
     EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
     RuleSet rs = rules.resolve(null);
-    if (against != null && html == null) {
-      throw new ConfigException("--against needs --html");
-    }
-    if (html != null) {
+    if (html.wanted()) {
       return writeHtml(out, ec, rs, summary, pods);
     }
     EvictionPlan plan;
     try (Planner planner = new Planner(rs, ec)) {
       Instant now = Instant.now();
       plan = planner.sync(now, summary, pods, PlannerHooks.noReclaim(summary));
-      if ("json".equals(output)) {
+      if (output.json()) {
         var root = PlanJson.plan(plan);
         root.set("config", PlanJson.config(ec));
         root.set("rules", PlanJson.rules(rs));
@@ -154,7 +115,7 @@ final class PlanCommand implements Callable<Integer> {
 
   private int writeHtml(
       PrintWriter out, EvictionConfig ec, RuleSet rs, Summary summary, List<Pod> pods) {
-    RuleSet b = against == null ? null : DiffCommand.load(against);
+    RuleSet b = html.against == null ? null : DiffCommand.load(html.against);
     Instant now = Instant.now();
     EvictionPlan plan;
     EvictionPlan planB = null;
@@ -177,8 +138,8 @@ final class PlanCommand implements Callable<Integer> {
                 new TimelineHtml.Run(rs, List.of(plan)),
                 planB == null ? null : new TimelineHtml.Run(b, List.of(planB)),
                 null));
-    TimelineHtml.write(html, page);
-    out.println("plan of " + pods.size() + " pods written to " + html);
+    TimelineHtml.write(html.html, page);
+    out.println("plan of " + pods.size() + " pods written to " + html.html);
     out.flush();
     return plan.failed() ? Main.FAILED : Main.OK;
   }

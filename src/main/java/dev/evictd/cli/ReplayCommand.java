@@ -24,29 +24,12 @@ import picocli.CommandLine.Parameters;
 final class ReplayCommand implements Callable<Integer> {
   @Mixin RulesOption rules = new RulesOption();
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "text",
-      description = "text or json")
-  String output;
+  @Mixin OutputOption.Text output = new OutputOption.Text();
 
   @Option(names = "--full-ranking", description = "Print every ranked pod, not only the head.")
   boolean fullRanking;
 
-  @Option(
-      names = "--html",
-      paramLabel = "FILE",
-      description =
-          "Write the timeline as one self-contained HTML page (an SVG picture and tables).")
-  Path html;
-
-  @Option(
-      names = "--against",
-      paramLabel = "DIR",
-      description =
-          "With --html: a second rule set (\"default\": the packaged rules) drawn over the first"
-              + " where the two decide differently.")
-  String against;
+  @Mixin HtmlOption html = new HtmlOption();
 
   @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
   Path fixture;
@@ -58,22 +41,14 @@ final class ReplayCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Fixture f = FixtureLoader.load(fixture);
     RuleSet rs = rules.resolve(f.rules());
-    if (against != null && html == null) {
-      throw new dev.evictd.api.ConfigException(
-          "--against needs --html (evictd diff compares rule sets as text)");
-    }
-    if (html != null) {
+    if (html.wanted()) {
       return writeHtml(out, f, rs);
     }
     FixtureResult r = new FixtureRunner(p -> rs).run(f);
-    if ("json".equals(output)) {
+    if (output.json()) {
       out.println(PlanJson.replay(f, rs, r));
       out.flush();
       return r.passed() ? Main.OK : Main.FAILED;
-    }
-    if (!"text".equals(output)) {
-      throw new dev.evictd.api.ConfigException(
-          "unknown output format \"" + output + "\" (text or json)");
     }
     out.println("fixture  " + f.name() + "  (" + f.file() + ")");
     out.println("rules    " + rs.source() + "  sha256 " + rs.sha256().substring(0, 12));
@@ -105,7 +80,7 @@ final class ReplayCommand implements Callable<Integer> {
    * diff}; without, the run stops at the first mismatch, as the text timeline does.
    */
   private int writeHtml(PrintWriter out, Fixture f, RuleSet rs) {
-    RuleSet b = against == null ? null : DiffCommand.load(against);
+    RuleSet b = html.against == null ? null : DiffCommand.load(html.against);
     FixtureResult r = new FixtureRunner(p -> rs).run(f, b == null);
     if (r.status() == FixtureResult.Status.ERROR && r.plans().isEmpty()) {
       out.println("result   ERROR: " + r.mismatch() + " (no timeline written)");
@@ -130,13 +105,13 @@ final class ReplayCommand implements Callable<Integer> {
                 new TimelineHtml.Run(rs, r.plans()),
                 rb == null ? null : new TimelineHtml.Run(b, rb.plans()),
                 result));
-    TimelineHtml.write(html, page);
+    TimelineHtml.write(html.html, page);
     out.println(
         "timeline of "
             + r.plans().size()
             + (r.plans().size() == 1 ? " step" : " steps")
             + " written to "
-            + html
+            + html.html
             + " ("
             + result
             + ")");

@@ -1,6 +1,5 @@
 package dev.evictd.cli;
 
-import dev.evictd.api.ConfigException;
 import dev.evictd.api.Observation;
 import dev.evictd.engine.Observations;
 import dev.evictd.linux.HostStatsProvider;
@@ -33,11 +32,7 @@ final class StatsCommand implements Callable<Integer> {
       description = "Node name to report (default: the host name).")
   String node;
 
-  @Option(
-      names = {"-o", "--output"},
-      defaultValue = "table",
-      description = "table or json")
-  String output;
+  @Mixin OutputOption.Table output = new OutputOption.Table();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -64,12 +59,9 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (!"table".equals(output) && !"json".equals(output)) {
-      throw new ConfigException("unknown output format \"" + output + "\" (table or json)");
-    }
     PrintWriter out = spec.commandLine().getOut();
     Summary s = new HostStatsProvider(host.paths(), node, Clock.systemUTC()).summary();
-    if ("json".equals(output)) {
+    if (output.json()) {
       out.println(MAPPER.writeValueAsString(s));
     } else {
       out.println("node     " + s.node().nodeName());
