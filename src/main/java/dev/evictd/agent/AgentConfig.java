@@ -132,20 +132,25 @@ public record AgentConfig(
                     + " or split.")
         FsLayout fsLayout,
     @Setting(
+            group = "host",
             label = "DIR",
             dflt = "/sys/fs/cgroup",
             help = "The cgroup filesystem root (host statistics, notifiers, kill).")
         Path cgroupRoot,
-    @Setting(label = "DIR", dflt = "/proc", help = "The proc filesystem root.") Path procRoot,
+    @Setting(group = "host", label = "DIR", dflt = "/proc", help = "The proc filesystem root.")
+        Path procRoot,
     @Setting(
+            group = "host",
             label = "DIR",
             dflt = "/var/lib/kubelet",
-            help = "The kubelet's root directory (nodefs).")
+            help = "The kubelet's root directory, measured as nodefs (/ when missing).")
         Path kubeletRootDir,
     @Setting(
+            group = "host",
             label = "DIR",
             dflt = "/var/lib/containerd",
-            help = "The container runtime's root directory (imagefs).")
+            aliases = "--runtime-root",
+            help = "The container runtime's root directory, measured as imagefs (/ when missing).")
         Path runtimeRootDir,
     @Setting(label = "BOOL", dflt = "true", help = "Register memcg thresholds for immediate syncs.")
         boolean memcgNotifier,
@@ -196,6 +201,7 @@ public record AgentConfig(
                     + " mode).")
         boolean taints,
     @Setting(
+            group = "host",
             label = "NAME",
             dflt = "kubepods",
             help =

@@ -111,7 +111,7 @@ public record ConfigKey(String key, RecordComponent component, Setting setting) 
    * The value used when the key is not given: its default, false for a switch, else null (none, or
    * worked out by the resolver).
    */
-  Object defaultValue() {
+  public Object defaultValue() {
     if (setting.dflt().isEmpty()) {
       return type() == boolean.class ? Boolean.FALSE : null;
     }

@@ -47,10 +47,15 @@ public @interface Setting {
   boolean fileOnly() default false;
 
   /**
-   * The group of flags the key belongs to: {@code kubelet} for the kubelet connection options that
-   * {@code evictd capture} shares with {@code run}.
+   * The group of flags the key belongs to, a mixin other commands share with {@code run}: {@code
+   * kubelet} (the kubelet connection options, also of {@code capture}), {@code host} (where this
+   * host keeps cgroups, /proc and the kubelet's and runtime's data, also of {@code stats} and
+   * {@code doctor}).
    */
   String group() default "";
+
+  /** Other names of the flag (a command's older spelling, still accepted). */
+  String[] aliases() default {};
 
   /** Checks of single values; each refuses with {@code where: message}. */
   enum Check {

@@ -27,9 +27,21 @@ final class AgentFlags {
     return spec;
   }
 
+  /**
+   * Adds the mixin of a {@link dev.evictd.agent.Setting#group}, named as the group: the options of
+   * its keys.
+   */
+  static CommandSpec addMixin(CommandSpec command, String group) {
+    command.addMixin(group, addTo(CommandSpec.create(), k -> k.setting().group().equals(group)));
+    return command;
+  }
+
   /** The option of one key. */
   static OptionSpec option(ConfigKey k) {
-    OptionSpec.Builder b = OptionSpec.builder(k.flag()).description(k.help());
+    String[] names = new String[1 + k.setting().aliases().length];
+    names[0] = k.flag();
+    System.arraycopy(k.setting().aliases(), 0, names, 1, names.length - 1);
+    OptionSpec.Builder b = OptionSpec.builder(names).description(k.help());
     if (k.isSwitch()) {
       return b.type(Boolean.class).arity("0").build();
     }

@@ -18,13 +18,12 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(
     name = "doctor",
     mixinStandardHelpOptions = true,
+    modelTransformer = HostOptions.Mixin.class,
     description =
         "Check this node: cgroup version and memory controller, memcg threshold notifications (on a temporary child cgroup), PSI triggers, paths, host statistics. One line per check: ok, warn or fail.")
 final class DoctorCommand implements Callable<Integer> {
   private static final JsonMapper MAPPER =
       JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-
-  @Mixin HostOptions host = new HostOptions();
 
   @Mixin OutputOption.Table output = new OutputOption.Table();
 
@@ -40,7 +39,7 @@ final class DoctorCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    NodeDoctor doctor = new NodeDoctor(host.paths(), Clock.systemUTC());
+    NodeDoctor doctor = new NodeDoctor(HostOptions.paths(spec), Clock.systemUTC());
     if (podsFile != null) {
       java.util.Map<String, String> running = new java.util.LinkedHashMap<>();
       for (io.fabric8.kubernetes.api.model.Pod p :

@@ -1,52 +1,54 @@
 package dev.evictd.cli;
 
+import dev.evictd.agent.ConfigKey;
 import dev.evictd.linux.HostPaths;
 import java.nio.file.Path;
-import picocli.CommandLine.Option;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * Where this host keeps cgroups, /proc and the kubelet's and runtime's data: the options of stats
- * and doctor.
+ * Where this host keeps cgroups, /proc and the kubelet's and runtime's data: one picocli mixin of
+ * run, stats and doctor whose options are the {@code host} group of the agent's configuration keys
+ * ({@code --cgroup-root}, {@code --proc-root}...), declared once on {@link
+ * dev.evictd.agent.AgentConfig}.
  */
 final class HostOptions {
-  @Option(
-      names = "--cgroup-root",
-      paramLabel = "DIR",
-      defaultValue = "/sys/fs/cgroup",
-      description = "cgroup filesystem root (default: ${DEFAULT-VALUE}).")
-  Path cgroupRoot;
+  /** The {@link dev.evictd.agent.Setting#group} of the keys this mixin holds, and its name. */
+  static final String GROUP = "host";
 
-  @Option(
-      names = "--proc-root",
-      paramLabel = "DIR",
-      defaultValue = "/proc",
-      description = "proc filesystem root (default: ${DEFAULT-VALUE}).")
-  Path procRoot;
+  private HostOptions() {}
 
-  @Option(
-      names = "--kubelet-root-dir",
-      paramLabel = "DIR",
-      defaultValue = "/var/lib/kubelet",
-      description =
-          "kubelet root directory, measured as nodefs; / when missing (default: ${DEFAULT-VALUE}).")
-  Path kubeletRootDir;
+  /** Adds the mixin to a command. */
+  static CommandSpec addTo(CommandSpec command) {
+    return AgentFlags.addMixin(command, GROUP);
+  }
 
-  @Option(
-      names = "--runtime-root",
-      paramLabel = "DIR",
-      defaultValue = "/var/lib/containerd",
-      description =
-          "container runtime root, measured as imagefs; / when missing (default: ${DEFAULT-VALUE}).")
-  Path runtimeRoot;
+  /** Adds the mixin to the command it transforms ({@code @Command(modelTransformer = ...)}). */
+  static final class Mixin implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec spec) {
+      return addTo(spec);
+    }
+  }
 
-  @Option(
-      names = "--pods-cgroup",
-      paramLabel = "NAME",
-      defaultValue = "kubepods",
-      description = "name of the cgroup holding the pods (default: ${DEFAULT-VALUE}).")
-  String podsCgroup;
+  /**
+   * The paths given, each else its key's default.
+   *
+   * @param command the command holding the mixin, after parsing
+   */
+  static HostPaths paths(CommandSpec command) {
+    Map<String, Object> given = AgentFlags.given(command, k -> k.setting().group().equals(GROUP));
+    return new HostPaths(
+        (Path) value(given, "cgroupRoot"),
+        (Path) value(given, "procRoot"),
+        (Path) value(given, "kubeletRootDir"),
+        (Path) value(given, "runtimeRootDir"),
+        (String) value(given, "podsCgroup"));
+  }
 
-  HostPaths paths() {
-    return new HostPaths(cgroupRoot, procRoot, kubeletRootDir, runtimeRoot, podsCgroup);
+  private static Object value(Map<String, Object> given, String key) {
+    Object v = given.get(key);
+    return v != null ? v : ConfigKey.of(key).defaultValue();
   }
 }

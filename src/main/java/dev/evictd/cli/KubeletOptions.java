@@ -28,8 +28,7 @@ final class KubeletOptions {
 
   /** Adds the mixin to a command. */
   static CommandSpec addTo(CommandSpec command) {
-    command.addMixin(GROUP, AgentFlags.addTo(CommandSpec.create(), KubeletOptions::holds));
-    return command;
+    return AgentFlags.addMixin(command, GROUP);
   }
 
   /** Adds the mixin to the command it transforms ({@code @Command(modelTransformer = ...)}). */

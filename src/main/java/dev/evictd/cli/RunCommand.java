@@ -34,11 +34,16 @@ final class RunCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  /** Adds a flag for every configuration key: the kubelet mixin's and run's own. */
+  /**
+   * Adds a flag for every configuration key: the kubelet and host mixins (shared with capture,
+   * stats and doctor) and run's own.
+   */
   static final class Flags implements CommandLine.IModelTransformer {
     @Override
     public CommandLine.Model.CommandSpec transform(CommandLine.Model.CommandSpec spec) {
-      return AgentFlags.addTo(KubeletOptions.addTo(spec), k -> !KubeletOptions.holds(k));
+      KubeletOptions.addTo(spec);
+      HostOptions.addTo(spec);
+      return AgentFlags.addTo(spec, k -> k.setting().group().isEmpty());
     }
   }
 

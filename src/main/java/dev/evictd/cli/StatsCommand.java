@@ -18,13 +18,12 @@ import tools.jackson.databind.json.JsonMapper;
 @Command(
     name = "stats",
     mixinStandardHelpOptions = true,
+    modelTransformer = HostOptions.Mixin.class,
     description =
         "Print this host's statistics (memory, filesystems, PIDs, pod cgroups) as a stats summary, read from cgroups, statvfs and /proc.")
 final class StatsCommand implements Callable<Integer> {
   private static final JsonMapper MAPPER =
       JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-
-  @Mixin HostOptions host = new HostOptions();
 
   @Option(
       names = "--node",
@@ -60,7 +59,7 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    Summary s = new HostStatsProvider(host.paths(), node, Clock.systemUTC()).summary();
+    Summary s = new HostStatsProvider(HostOptions.paths(spec), node, Clock.systemUTC()).summary();
     if (output.json()) {
       out.println(MAPPER.writeValueAsString(s));
     } else {

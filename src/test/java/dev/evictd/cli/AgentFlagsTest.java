@@ -64,6 +64,26 @@ class AgentFlagsTest {
   }
 
   @Test
+  void runStatsAndDoctorShareTheHostMixin() {
+    for (Object command :
+        new Object[] {new RunCommand(), new StatsCommand(), new DoctorCommand()}) {
+      CommandLine.Model.CommandSpec spec = new CommandLine(command).getCommandSpec();
+      CommandLine.Model.CommandSpec mixin = spec.mixins().get(HostOptions.GROUP);
+      assertThat(mixin).as(command.getClass().getSimpleName()).isNotNull();
+      assertThat(mixin.options())
+          .extracting(o -> o.longestName())
+          .containsExactlyInAnyOrder(
+              "--cgroup-root",
+              "--proc-root",
+              "--kubelet-root-dir",
+              "--runtime-root-dir",
+              "--pods-cgroup");
+      // stats' and doctor's older spelling stays
+      assertThat(spec.findOption("--runtime-root")).isSameAs(spec.findOption("--runtime-root-dir"));
+    }
+  }
+
+  @Test
   void aBadFlagValueIsTheKeysOneLineAndExitTwo() {
     StringWriter err = new StringWriter();
     int code =
