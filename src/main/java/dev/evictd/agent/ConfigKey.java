@@ -33,6 +33,34 @@ public record ConfigKey(String key, RecordComponent component, Setting setting) 
       List.of(
           EvictionMethod.DRY_RUN, EvictionMethod.DELETE, EvictionMethod.EVICT, EvictionMethod.KILL);
 
+  /** The types a key may have: each has a parser below. */
+  private static final Set<Class<?>> PARSED =
+      Set.of(
+          String.class,
+          Path.class,
+          boolean.class,
+          int.class,
+          Duration.class,
+          EvictionMethod.class,
+          FsLayout.class,
+          Set.class,
+          YamlNode.class);
+
+  /** Refuses, at class initialisation, a key whose type has no parser. */
+  public ConfigKey {
+    Class<?> t = component.getType();
+    boolean methodSet =
+        t == Set.class
+            && component
+                .getGenericType()
+                .getTypeName()
+                .equals("java.util.Set<" + EvictionMethod.class.getName() + ">");
+    if (!PARSED.contains(t) || (t == Set.class && !methodSet)) {
+      throw new IllegalStateException(
+          "AgentConfig." + component.getName() + ": no parser for " + component.getGenericType());
+    }
+  }
+
   /** Every key, in the order of {@link AgentConfig}'s components. */
   public static final List<ConfigKey> ALL =
       Arrays.stream(AgentConfig.class.getRecordComponents())
@@ -224,7 +252,7 @@ public record ConfigKey(String key, RecordComponent component, Setting setting) 
       }
       return FsLayout.fromKey(text).orElseThrow(() -> unknownValue(text, where));
     }
-    if (t == Set.class) {
+    if (t == Set.class) { // a set of eviction methods, the one list key
       List<String> names = new ArrayList<>();
       for (String part : text.split(",", -1)) {
         names.add(part.trim());
