@@ -51,7 +51,7 @@ public final class AdmissionWebhookServer implements AutoCloseable {
   public static final int MAX_CONNECTIONS = 64;
 
   /**
-   * The largest request body read: an Eviction's AdmissionReview is about 2 KiB (a pod's token adds
+   * The largest request body read: an Eviction's AdmissionReview is under 2 KiB (a pod's token adds
    * little to userInfo), so this leaves room while bounding memory to MAX_CONNECTIONS times it.
    */
   public static final int MAX_BODY_BYTES = 256 * 1024;

@@ -3,12 +3,20 @@ package dev.evictd.admission;
 import dev.evictd.api.EvictdException;
 import dev.evictd.kube.ApiResponse;
 import dev.evictd.kube.KubeApi;
+import java.time.Duration;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Reads the pod an Eviction names, for the webhook to check its node. */
 public interface PodLookup {
+  /**
+   * How long one lookup may take in {@code evictd admission-webhook}: under the webhook
+   * configuration's {@code timeoutSeconds} (docker/admission-webhook.yaml), so a slow API server is
+   * a clear denial rather than a webhook timeout.
+   */
+  Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
+
   /** What a lookup found. */
   sealed interface Result permits Found, NotFound, Failed {}
 

@@ -33,12 +33,6 @@ import picocli.CommandLine.Option;
 final class AdmissionWebhookCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionWebhookCommand.class);
 
-  /**
-   * How long one pod lookup may take: under the ValidatingWebhookConfiguration's timeoutSeconds
-   * (docker/admission-webhook.yaml), so a slow API server is a clear denial, not a webhook timeout.
-   */
-  static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(3);
-
   @Option(
       names = "--tls-cert-file",
       required = true,
@@ -98,9 +92,10 @@ final class AdmissionWebhookCommand implements Callable<Integer> {
         new ReloadingKeyManager(certFile, keyFile, Duration.ofSeconds(certCheckSeconds));
     KubernetesClient client =
         KubeClients.create(
-            new KubeSettings(LOOKUP_TIMEOUT, Duration.ofSeconds(2), RetryPolicy.NONE));
+            new KubeSettings(PodLookup.DEFAULT_TIMEOUT, Duration.ofSeconds(2), RetryPolicy.NONE));
     EvictionAdmission admission =
-        new EvictionAdmission(serviceAccount, PodLookup.api(new KubeApi(client, LOOKUP_TIMEOUT)));
+        new EvictionAdmission(
+            serviceAccount, PodLookup.api(new KubeApi(client, PodLookup.DEFAULT_TIMEOUT)));
     AdmissionWebhookServer server = new AdmissionWebhookServer(listen, keys, admission);
     LOG.info(
         "admission webhook for {} on https://{}:{}{}",
