@@ -55,6 +55,10 @@ public interface PodLookup {
       if (r.code() == 404) {
         return new NotFound();
       }
+      if (r.code() == 0) {
+        // no answer: the error names the request and the server
+        return new Failed(r.describe());
+      }
       if (r.code() != 200) {
         return new Failed("GET " + path + ": " + r.describe());
       }

@@ -59,6 +59,7 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
   private volatile Served current;
   private volatile Served previous;
   private volatile Stamp lastRefused;
+  private volatile String lastRefusal;
   private volatile long lastCheck;
 
   /**
@@ -107,6 +108,7 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
       previous = current;
       current = next;
       lastRefused = null;
+      lastRefusal = null;
       LOG.info("serving certificate {} (reloaded from {})", describe(next), certFile);
       return true;
     } catch (ConfigException e) {
@@ -115,14 +117,18 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
     }
   }
 
+  /** Logs why files were not taken, once per reason (a file that stays missing is one line). */
   private void refused(Stamp stamp, String why) {
-    if (stamp == null || !stamp.equals(lastRefused)) {
+    if (!why.equals(lastRefusal)) {
       LOG.warn(
           "{}: still serving certificate {} (tried again when the files change)",
           why,
           describe(current));
     }
-    lastRefused = stamp;
+    lastRefusal = why;
+    if (stamp != null) {
+      lastRefused = stamp;
+    }
   }
 
   private void maybeReload() {
