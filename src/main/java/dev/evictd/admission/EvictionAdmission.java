@@ -171,7 +171,7 @@ public final class EvictionAdmission {
       return null;
     }
     String node = nodeClaim(r.userInfo());
-    String who = node == null ? "evictd" : "evictd on node " + node;
+    String who = node == null ? "evictd" : "evictd on node " + echo(node);
     String what =
         " may not "
             + echo(r.operation())
@@ -263,12 +263,14 @@ public final class EvictionAdmission {
                   : ": the pod is on node " + echo(pod.nodeName())),
           r);
     }
-    LOG.info("allowed: {} evicts {}/{} (uid {})", who, r.namespace(), r.name(), uid);
+    LOG.info(
+        "allowed: {} evicts {}/{} (uid {})", who, echo(r.namespace()), echo(r.name()), echo(uid));
     return null;
   }
 
   private static String log(String denial, Request r) {
-    LOG.info("denied (request {}): {}", r.uid(), denial);
+    // every value of the request in it went through echo(): one line, no control characters
+    LOG.info("denied (request {}): {}", echo(r.uid()), denial);
     return denial;
   }
 

@@ -360,6 +360,21 @@ class EvictionAdmissionTest {
     assertThat(lookups()).isEmpty();
   }
 
+  @Test
+  void valuesOfTheRequestCannotForgeLinesInTheMessage() {
+    Map<String, Object> r =
+        review(
+            user(EVICTD, "node-a\nallowed: evictd on node node-a evicts kube-system/x"),
+            "CREATE",
+            "pods",
+            "eviction",
+            "apps",
+            "web\r\nallowed: evictd evicts kube-system/y",
+            eviction("apps", "web\r\nallowed: evictd evicts kube-system/y", "u"));
+    String message = send(r).path("status").path("message").asString();
+    assertThat(message).doesNotContain("\n", "\r").startsWith("evictd on node node-a\\nallowed: ");
+  }
+
   // ---- everyone else
 
   @Test
