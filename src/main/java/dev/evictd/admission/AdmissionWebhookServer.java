@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded like the agent's endpoints: a thread per connection, at most {@link #MAX_CONNECTIONS}
  * connections (more are closed on accept), a request must arrive within {@link
- * #REQUEST_TIMEOUT_SECONDS} and its answer be taken within {@link #RESPONSE_TIMEOUT_SECONDS}; a
- * body over {@link #MAX_BODY_BYTES} is refused (413) without being read. A failure in handling is a
- * 500 with one line, never a stack trace.
+ * #REQUEST_TIMEOUT_SECONDS} and its answer be made and taken within {@link
+ * #RESPONSE_TIMEOUT_SECONDS}; a body over {@link #MAX_BODY_BYTES} is refused (413) without being
+ * read. A failure in handling is a 500 with one line, never a stack trace.
  */
 public final class AdmissionWebhookServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionWebhookServer.class);
@@ -62,7 +62,11 @@ public final class AdmissionWebhookServer implements AutoCloseable {
   /** How long a client may take to send its request. */
   public static final long REQUEST_TIMEOUT_SECONDS = 5;
 
-  /** How long a client may take to read the answer. */
+  /**
+   * How long answering may take, from the end of the request to the end of the answer (the JDK
+   * server counts the handler's time too): the pod lookup ({@link PodLookup#DEFAULT_TIMEOUT}) gives
+   * up before it, and the API server ({@code timeoutSeconds: 5}) no later.
+   */
   public static final long RESPONSE_TIMEOUT_SECONDS = 5;
 
   static {

@@ -121,6 +121,9 @@ class AdmissionWebhookManifestTest {
     long timeout = w.path("timeoutSeconds").asLong();
     assertThat(timeout).isBetween(1L, 30L);
     assertThat(Duration.ofSeconds(timeout)).isGreaterThan(PodLookup.DEFAULT_TIMEOUT);
+    // and before the server's own bound on answering, which counts the lookup
+    assertThat(PodLookup.DEFAULT_TIMEOUT)
+        .isLessThan(Duration.ofSeconds(AdmissionWebhookServer.RESPONSE_TIMEOUT_SECONDS));
   }
 
   @Test
