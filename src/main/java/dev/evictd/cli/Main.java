@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       RulesCommand.class,
       StatsCommand.class,
       DoctorCommand.class,
+      AdmissionWebhookCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

@@ -2,6 +2,8 @@ package dev.evictd.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.evictd.admission.EvictionAdmission;
+import dev.evictd.admission.PodLookup;
 import dev.evictd.testing.AdmissionPolicy;
 import dev.evictd.testing.AdmissionPolicy.Decision;
 import dev.evictd.testing.Rbac;
@@ -29,21 +31,13 @@ class AdmissionPolicyTest {
   static final String MEMORY_TAINT = "evictd.dev/memory-pressure";
 
   static AdmissionPolicy policy;
-  static Map<String, Object> shippedParams;
+
+  /** The policy has no parameters (its binding no paramRef): the API server passes null. */
+  static final Map<String, Object> NO_PARAMS = null;
 
   @BeforeAll
   static void load() throws Exception {
     policy = AdmissionPolicy.load(MANIFEST, "evictd-own-node");
-    for (JsonNode d : AdmissionPolicy.documents(MANIFEST)) {
-      if ("ConfigMap".equals(d.path("kind").asString())) {
-        shippedParams = map(d);
-      }
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  static Map<String, Object> map(JsonNode n) {
-    return JsonMapper.builder().build().convertValue(n, Map.class);
   }
 
   // ---- admission requests as the API server builds them
@@ -133,7 +127,7 @@ class AdmissionPolicyTest {
 
   Decision deletePod(Map<String, Object> user, String podNode) {
     return policy.evaluate(
-        request(user, "DELETE", "", "pods", "", "apps", "web"), null, pod(podNode), shippedParams);
+        request(user, "DELETE", "", "pods", "", "apps", "web"), null, pod(podNode), NO_PARAMS);
   }
 
   Decision patchPodStatus(Map<String, Object> user, String podNode) {
@@ -141,28 +135,32 @@ class AdmissionPolicyTest {
         request(user, "UPDATE", "", "pods", "status", "apps", "web"),
         pod(podNode),
         pod(podNode),
-        shippedParams);
+        NO_PARAMS);
   }
 
-  Decision evictPod(Map<String, Object> user, Map<String, Object> params) {
-    Map<String, Object> eviction =
-        Map.of(
-            "apiVersion",
-            "policy/v1",
-            "kind",
-            "Eviction",
-            "metadata",
-            Map.of("name", "web", "namespace", "apps"),
-            "deleteOptions",
-            Map.of("preconditions", Map.of("uid", "u-web")));
+  static Map<String, Object> evictionOf(String namespace, String name, String uid) {
+    return Map.of(
+        "apiVersion",
+        "policy/v1",
+        "kind",
+        "Eviction",
+        "metadata",
+        Map.of("name", name, "namespace", namespace),
+        "deleteOptions",
+        Map.of("preconditions", Map.of("uid", uid)));
+  }
+
+  Decision evictPod(Map<String, Object> user) {
     return policy.evaluate(
-        request(user, "CREATE", "", "pods", "eviction", "apps", "web"), eviction, null, params);
+        request(user, "CREATE", "", "pods", "eviction", "apps", "web"),
+        evictionOf("apps", "web", "u-web"),
+        null,
+        NO_PARAMS);
   }
 
   Decision updateNode(
       Map<String, Object> user, String name, Map<String, Object> old, Map<String, Object> now) {
-    return policy.evaluate(
-        request(user, "UPDATE", "", "nodes", "", "", name), now, old, shippedParams);
+    return policy.evaluate(request(user, "UPDATE", "", "nodes", "", "", name), now, old, NO_PARAMS);
   }
 
   Decision taintNode(Map<String, Object> user, String name) {
@@ -182,7 +180,7 @@ class AdmissionPolicyTest {
             "involvedObject", Map.of("kind", kind, "name", name),
             "reason", "Evicted");
     return policy.evaluate(
-        request(user, "CREATE", "", "events", "", "apps", ""), event, null, shippedParams);
+        request(user, "CREATE", "", "events", "", "apps", ""), event, null, NO_PARAMS);
   }
 
   static void assertAllowed(Decision d) {
@@ -216,18 +214,65 @@ class AdmissionPolicyTest {
         patchPodStatus(user(EVICTD, "node-a"), "node-b"), "may not UPDATE pods/status apps/web");
   }
 
+  /**
+   * The webhook of docker/admission-webhook.yaml on an Eviction of {@code apps/web} whose pod (as
+   * the webhook's lookup finds it) is on {@code podNode}. The lookup against a real (fake) API
+   * server is EvictionAdmissionTest's; here the pod is given.
+   */
+  static JsonNode webhookOnEviction(Map<String, Object> user, String podNode) {
+    EvictionAdmission webhook =
+        new EvictionAdmission(EVICTD, (ns, name) -> new PodLookup.Found("u-web", podNode));
+    Map<String, Object> review =
+        Map.of(
+            "apiVersion",
+            "admission.k8s.io/v1",
+            "kind",
+            "AdmissionReview",
+            "request",
+            new LinkedHashMap<>(
+                Map.of(
+                    "uid",
+                    "r-1",
+                    "resource",
+                    Map.of("group", "", "version", "v1", "resource", "pods"),
+                    "subResource",
+                    "eviction",
+                    "namespace",
+                    "apps",
+                    "name",
+                    "web",
+                    "operation",
+                    "CREATE",
+                    "userInfo",
+                    user,
+                    "object",
+                    evictionOf("apps", "web", "u-web"))));
+    EvictionAdmission.Answer a =
+        webhook.review(
+            JsonMapper.builder()
+                .build()
+                .writeValueAsString(review)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(a.status()).isEqualTo(200);
+    return JsonMapper.builder().build().readTree(a.body()).path("response");
+  }
+
   @Test
-  void evictionsCannotBeCheckedForTheNodeAndAreDeniedUnlessOptedIn() {
-    assertDenied(
-        evictPod(user(EVICTD, "node-a"), shippedParams),
-        "may not CREATE pods/eviction apps/web",
-        "evictions: any-node");
-    assertDenied(evictPod(user(EVICTD, "node-a"), null), "may not CREATE pods/eviction");
-    Map<String, Object> anyNode =
-        Map.of("apiVersion", "v1", "kind", "ConfigMap", "data", Map.of("evictions", "any-node"));
-    assertAllowed(evictPod(user(EVICTD, "node-a"), anyNode));
-    // the opt-in does not lift the node claim
-    assertDenied(evictPod(user(EVICTD, null), anyNode), "token names no node");
+  void evictionsPassThePolicyWithTheNodeClaimAndTheWebhookChecksTheirNode() {
+    // the policy cannot see the pod of an Eviction: it lets evictd's through, with the claim
+    assertAllowed(evictPod(user(EVICTD, "node-a")));
+    assertDenied(evictPod(user(EVICTD, null)), "token names no node");
+    // the webhook sees the pod: allowed on the own node, denied on another
+    assertThat(webhookOnEviction(user(EVICTD, "node-a"), "node-a").path("allowed").asBoolean(false))
+        .isTrue();
+    JsonNode other = webhookOnEviction(user(EVICTD, "node-a"), "node-b");
+    assertThat(other.path("allowed").asBoolean(true)).isFalse();
+    assertThat(other.path("status").path("message").asString())
+        .isEqualTo(
+            "evictd on node node-a may not CREATE pods/eviction apps/web: the pod is on node"
+                + " node-b");
+    assertThat(webhookOnEviction(user(EVICTD, null), "node-a").path("allowed").asBoolean(true))
+        .isFalse();
   }
 
   @Test
@@ -269,7 +314,7 @@ class AdmissionPolicyTest {
     // creating a pod on its own node (a privileged pod would be the node's root)
     assertDenied(
         policy.evaluate(
-            request(u, "CREATE", "", "pods", "", "apps", ""), pod("node-a"), null, shippedParams),
+            request(u, "CREATE", "", "pods", "", "apps", ""), pod("node-a"), null, NO_PARAMS),
         "may not CREATE pods apps/");
     // updating its own node's pod (the main resource: labels, images)
     assertDenied(
@@ -277,7 +322,7 @@ class AdmissionPolicyTest {
             request(u, "UPDATE", "", "pods", "", "apps", "web"),
             pod("node-a"),
             pod("node-a"),
-            shippedParams),
+            NO_PARAMS),
         "may not UPDATE pods apps/web");
     // exec into a pod of its own node
     assertDenied(
@@ -285,42 +330,42 @@ class AdmissionPolicyTest {
             request(u, "CONNECT", "", "pods", "exec", "apps", "web"),
             Map.of("kind", "PodExecOptions"),
             null,
-            shippedParams),
+            NO_PARAMS),
         "may not CONNECT pods/exec apps/web");
     assertDenied(
         policy.evaluate(
             request(u, "CONNECT", "", "nodes", "proxy", "", "node-a"),
             Map.of("kind", "NodeProxyOptions"),
             null,
-            shippedParams),
+            NO_PARAMS),
         "may not CONNECT nodes/proxy node-a");
     assertDenied(
         policy.evaluate(
             request(u, "CREATE", "", "secrets", "", "kube-system", ""),
             Map.of("kind", "Secret", "metadata", Map.of("name", "s")),
             null,
-            shippedParams),
+            NO_PARAMS),
         "may not CREATE secrets kube-system/");
     assertDenied(
         policy.evaluate(
             request(u, "UPDATE", "", "nodes", "status", "", "node-a"),
             node("node-a", List.of()),
             node("node-a", List.of()),
-            shippedParams),
+            NO_PARAMS),
         "may not UPDATE nodes/status node-a");
     assertDenied(
         policy.evaluate(
             request(u, "DELETE", "", "nodes", "", "", "node-a"),
             null,
             node("node-a", List.of()),
-            shippedParams),
+            NO_PARAMS),
         "may not DELETE nodes node-a");
     assertDenied(
         policy.evaluate(
             request(u, "UPDATE", "apps", "daemonsets", "", "kube-system", "evictd"),
             Map.of("kind", "DaemonSet", "metadata", Map.of("name", "evictd")),
             Map.of("kind", "DaemonSet", "metadata", Map.of("name", "evictd")),
-            shippedParams),
+            NO_PARAMS),
         "may not UPDATE daemonsets kube-system/evictd");
   }
 
@@ -447,8 +492,6 @@ class AdmissionPolicyTest {
   @Test
   void everyWriteRbacGrantsIsAllowedOnTheOwnNodeAndDeniedOnAnother() throws Exception {
     Map<String, Object> own = user(EVICTD, "node-a");
-    Map<String, Object> anyNode =
-        Map.of("apiVersion", "v1", "kind", "ConfigMap", "data", Map.of("evictions", "any-node"));
     List<String> uncovered = new ArrayList<>();
     for (Access a : Rbac.load(Path.of("docker/rbac.yaml")).grants("evictd")) {
       if (List.of("get", "list", "watch").contains(a.verb())) {
@@ -465,8 +508,10 @@ class AdmissionPolicyTest {
           assertDenied(patchPodStatus(own, "node-b"));
         }
         case ":pods/eviction:create" -> {
-          assertAllowed(evictPod(own, anyNode));
-          assertDenied(evictPod(own, shippedParams));
+          // the policy lets it through, the webhook decides by the pod's node
+          assertAllowed(evictPod(own));
+          assertThat(webhookOnEviction(own, "node-a").path("allowed").asBoolean(false)).isTrue();
+          assertThat(webhookOnEviction(own, "node-b").path("allowed").asBoolean(true)).isFalse();
         }
         case ":nodes:patch", ":nodes:update" -> {
           assertAllowed(taintNode(own, "node-a"));
@@ -490,7 +535,7 @@ class AdmissionPolicyTest {
                   request(own, "UPDATE", "", "events", "", "default", "e.1"),
                   event,
                   event,
-                  shippedParams));
+                  NO_PARAMS));
         }
         default -> uncovered.add(a.toString());
       }
@@ -499,7 +544,7 @@ class AdmissionPolicyTest {
   }
 
   @Test
-  void theBindingDeniesAndFindsItsPolicyAndParameter() throws Exception {
+  void theBindingDeniesAndFindsItsPolicy() throws Exception {
     List<JsonNode> docs = AdmissionPolicy.documents(MANIFEST);
     JsonNode binding =
         docs.stream()
@@ -509,20 +554,15 @@ class AdmissionPolicyTest {
     assertThat(binding.path("apiVersion").asString()).isEqualTo("admissionregistration.k8s.io/v1");
     assertThat(binding.path("spec").path("policyName").asString()).isEqualTo("evictd-own-node");
     assertThat(binding.path("spec").path("validationActions").get(0).asString()).isEqualTo("Deny");
-    JsonNode ref = binding.path("spec").path("paramRef");
-    assertThat(ref.path("name").asString()).isEqualTo("evictd-admission");
-    assertThat(ref.path("namespace").asString()).isEqualTo("kube-system");
-    assertThat(ref.path("parameterNotFoundAction").asString()).isEqualTo("Deny");
-    assertThat(shippedParams).isNotNull();
-    @SuppressWarnings("unchecked")
-    Map<String, Object> meta = (Map<String, Object>) shippedParams.get("metadata");
-    assertThat(meta)
-        .containsEntry("name", "evictd-admission")
-        .containsEntry("namespace", "kube-system");
+    // no parameters: nothing a ConfigMap could switch (evictions are the webhook's)
+    assertThat(binding.path("spec").has("paramRef")).isFalse();
+    assertThat(policy.spec().has("paramKind")).isFalse();
+    List<String> kinds = docs.stream().map(d -> d.path("kind").asString()).toList();
+    assertThat(kinds)
+        .containsExactly("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
 
     JsonNode spec = policy.spec();
     assertThat(spec.path("failurePolicy").asString()).isEqualTo("Fail");
-    assertThat(spec.path("paramKind").path("kind").asString()).isEqualTo("ConfigMap");
     JsonNode rule = spec.path("matchConstraints").path("resourceRules").get(0);
     assertThat(rule.path("operations").valueStream().map(JsonNode::asString).toList())
         .containsExactlyInAnyOrder("CREATE", "UPDATE", "DELETE", "CONNECT");
@@ -546,6 +586,7 @@ class AdmissionPolicyTest {
     DockerManifestsTest.at(DockerManifestsTest.docs("kustomization.yaml").get(0), "resources")
         .asList()
         .forEach(r -> resources.add(r.asText()));
-    assertThat(resources).contains("admission-policy.yaml");
+    // the policy lets evictions through for the webhook to check: never one without the other
+    assertThat(resources).contains("admission-policy.yaml", "admission-webhook.yaml");
   }
 }

@@ -89,6 +89,15 @@ public final class AdmissionPolicy {
     throw new IllegalArgumentException(manifest + ": no ValidatingAdmissionPolicy " + name);
   }
 
+  /**
+   * The {@code matchConditions} of one webhook of a ValidatingWebhookConfiguration (the same CEL
+   * environment, without params and variables): {@link Decision#matched()} says whether the API
+   * server sends the request to the webhook.
+   */
+  public static AdmissionPolicy webhookMatchConditions(JsonNode webhook) {
+    return new AdmissionPolicy(webhook);
+  }
+
   /** Every document of a multi-document manifest. */
   public static List<JsonNode> documents(Path manifest) throws IOException {
     List<JsonNode> docs = new ArrayList<>();
