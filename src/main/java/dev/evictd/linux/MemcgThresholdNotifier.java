@@ -31,10 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The registered value follows the summary: {@link #update} recomputes it after a sync and
  * re-registers when it changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow}
- * re-registers at once. One daemon thread waits in {@code poll(2)} with a time-out on the
- * registration's eventfd and on a wake-up eventfd, so it picks up a new registration at once and
- * stops within a second of {@link #close()}. That thread owns every descriptor it polls: it closes
- * a replaced registration itself, so no descriptor is closed while polled.
+ * re-registers at once. A {@link PollLoop} waits on the registration's eventfd: it picks up a new
+ * registration at once, stops within a second of {@link #close()} and owns every descriptor it
+ * polls (it closes a replaced registration itself, so no descriptor is closed while polled).
  *
  * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control};
  * no memory controller; a missing cgroup; libc not bound) the notifier logs one warning and reports
@@ -49,7 +48,6 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
 
   static final String USAGE_FILE = "memory.usage_in_bytes";
   static final String EVENT_CONTROL = "cgroup.event_control";
-  private static final int POLL_MILLIS = 250;
   private static final Logger LOG = LoggerFactory.getLogger(MemcgThresholdNotifier.class);
 
   private final Signal signal;
@@ -60,9 +58,7 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   private final long pageSize;
   private final Object lock = new Object();
   private String unavailable;
-  private int wakeFd = -1;
-  private Thread thread;
-  private Registration pending;
+  private final PollLoop loop;
   private long registered = -1;
   private Instant registeredAt;
   private volatile boolean closed;
@@ -113,6 +109,15 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = clock;
     this.pageSize = Native.pageSize();
+    this.loop =
+        new PollLoop(
+            "memcg-notifier-" + signal.key(),
+            why -> {
+              synchronized (lock) {
+                registered = -1;
+              }
+              markUnavailable("waiting for memcg events on " + cgroup + " failed: " + why);
+            });
     if (reason == null) {
       reason = checkCgroup(cgroup);
     }
@@ -292,12 +297,11 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       if (unavailable != null || closed) {
         return false;
       }
-      Registration r;
       try {
-        if (wakeFd < 0) {
-          wakeFd = Native.eventfd();
+        Registration r = open(thresholdBytes);
+        if (!loop.watch(r.eventFd(), Native.POLLIN, revents -> signalled(r))) {
+          return false;
         }
-        r = open(thresholdBytes);
       } catch (IOException e) {
         unavailable =
             "cannot register a threshold on " + cgroup.resolve(USAGE_FILE) + ": " + e.getMessage();
@@ -307,20 +311,9 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
             unavailable);
         return false;
       }
-      if (pending != null) {
-        Native.close(pending.eventFd());
-      }
-      pending = r;
       registered = thresholdBytes;
       registeredAt = clock.instant();
       LOG.debug("memcg threshold for {} on {}: {} bytes", signal, cgroup, thresholdBytes);
-      if (thread == null) {
-        thread = new Thread(this::run, "memcg-notifier-" + signal.key());
-        thread.setDaemon(true);
-        thread.start();
-      } else {
-        wake();
-      }
       return true;
     }
   }
@@ -350,65 +343,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
   }
 
-  private void wake() {
-    try {
-      Native.signalEventfd(wakeFd, 1);
-    } catch (IOException e) {
-      LOG.debug("cannot wake the memcg notifier thread: {}", e.getMessage());
-    }
-  }
-
-  private void run() {
-    Registration current = null;
-    int[] fds = new int[2];
-    short[] events = {Native.POLLIN, Native.POLLIN};
-    short[] revents = new short[2];
-    try {
-      while (!closed) {
-        synchronized (lock) {
-          if (pending != null) {
-            if (current != null) {
-              Native.close(current.eventFd());
-            }
-            current = pending;
-            pending = null;
-          }
-          fds[0] = wakeFd;
-        }
-        fds[1] = current == null ? -1 : current.eventFd();
-        int n = Native.poll(fds, events, revents, POLL_MILLIS);
-        if (n <= 0 || closed) {
-          continue;
-        }
-        if ((revents[0] & Native.POLLIN) != 0) {
-          Native.readEventfd(fds[0]);
-        }
-        if (current != null && revents[1] != 0) {
-          if ((revents[1] & Native.POLLNVAL) != 0) {
-            throw new IOException("eventfd " + fds[1] + " is no longer open");
-          }
-          Native.readEventfd(current.eventFd());
-          deliver(current.threshold());
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      if (!closed) {
-        markUnavailable("waiting for memcg events on " + cgroup + " failed: " + e.getMessage());
-      }
-    } finally {
-      synchronized (lock) {
-        if (current != null) {
-          Native.close(current.eventFd());
-        }
-        if (pending != null) {
-          Native.close(pending.eventFd());
-          pending = null;
-        }
-        Native.close(wakeFd);
-        wakeFd = -1;
-        registered = -1;
-      }
-    }
+  /** On the loop's thread: the kernel signalled {@code r}'s eventfd. */
+  private void signalled(Registration r) throws IOException {
+    Native.readEventfd(r.eventFd());
+    deliver(r.threshold());
   }
 
   private void deliver(long thresholdBytes) {
@@ -438,27 +376,13 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
    */
   @Override
   public void close() {
-    Thread t;
     synchronized (lock) {
       if (closed) {
         return;
       }
       closed = true;
-      t = thread;
-      if (t == null) {
-        Native.close(wakeFd);
-        wakeFd = -1;
-        registered = -1;
-      } else {
-        wake();
-      }
+      registered = -1;
     }
-    if (t != null && t != Thread.currentThread()) {
-      try {
-        t.join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    loop.close();
   }
 }
