@@ -262,6 +262,7 @@ public final class EventToDecision {
       int missed = 0;
       int primes = 0;
       int labelledDown = 0;
+      int undecidedAfterEvent = 0;
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
         // that).
@@ -301,6 +302,16 @@ public final class EventToDecision {
         } else if (i >= 0) {
           if (up.direction() != Direction.UP) {
             labelledDown++;
+          }
+          long early =
+              seen.stream().filter(s -> s.victim() == null && s.statsStart() >= up.nanos()).count();
+          if (early > 0) {
+            // a sync that read statistics after the event and decided nothing: the crossing was
+            // decided by a later one (the manager's re-check a second after an upward crossing)
+            undecidedAfterEvent++;
+            System.err.printf(
+                "crossing %d: %d syncs after the event decided nothing (events %s; syncs %s)%n",
+                i, early, events, seen);
           }
           eventToDecision.add(decided.nanos() - up.nanos());
           writeToDecision.add(decided.nanos() - t0);
@@ -351,7 +362,7 @@ public final class EventToDecision {
       String json =
           String.format(
               Locale.ROOT,
-              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"event_to_decision_missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"event_to_decision_p50_ms\": %s, "
+              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"event_to_decision_missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"undecided_after_event\": %d, \"event_to_decision_p50_ms\": %s, "
                   + "\"event_to_decision_p99_ms\": %s, \"event_to_decision_max_ms\": %s, "
                   + "\"write_to_decision_p50_ms\": %s, \"write_to_decision_p99_ms\": %s, "
                   + "\"event_to_sync_start_p50_ms\": %s, \"event_to_sync_start_p99_ms\": %s, "
@@ -365,6 +376,7 @@ public final class EventToDecision {
               missed,
               primes,
               labelledDown,
+              undecidedAfterEvent,
               ms(eventToDecision, 50),
               ms(eventToDecision, 99),
               ms(eventToDecision, 100),
