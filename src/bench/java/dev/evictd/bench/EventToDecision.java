@@ -162,10 +162,9 @@ public final class EventToDecision {
 
     Summary base = host.summary();
     long capacity = base.node().memory().availableBytes() + base.node().memory().workingSetBytes();
-    // met 2 MiB above today's working set; one byte more, so that usage (whole pages) never equals
-    // the line: at
-    // usage == line the kernel signals the crossing but memory.available < threshold does not hold
-    // yet
+    // met 2 MiB and one byte above today's working set: a line off a page boundary, which the
+    // kernel truncates to the page below when registered as is (the agent registers the first page
+    // at which the threshold is met: MemcgLine)
     long line = base.node().memory().workingSetBytes() + (2L << 20) + 1;
     EvictionConfig config =
         BenchData.config(
@@ -263,6 +262,7 @@ public final class EventToDecision {
       int missed = 0;
       int primes = 0;
       int labelledDown = 0;
+      int undecidedAfterEvent = 0;
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
         // that).
@@ -284,11 +284,9 @@ public final class EventToDecision {
             }
           }
         }
-        // The first kernel event after the write. The notifier labels an event by the usage it
-        // reads right after it,
-        // which now and then reads DOWN for the crossing up (counted); either way it is the event
-        // that triggers the
-        // sync, which is what is timed.
+        // The first kernel event after the write: the event that triggers the sync, which is what
+        // is timed. The notifier labels an event by the usage it reads right after it; one
+        // labelled DOWN for the crossing up is counted (labelled_down).
         Event up = events.peek();
         if (decided == null || up == null) {
           missed++;
@@ -304,6 +302,16 @@ public final class EventToDecision {
         } else if (i >= 0) {
           if (up.direction() != Direction.UP) {
             labelledDown++;
+          }
+          long early =
+              seen.stream().filter(s -> s.victim() == null && s.statsStart() >= up.nanos()).count();
+          if (early > 0) {
+            // a sync that read statistics after the event and decided nothing: the crossing was
+            // decided by a later one (the manager's re-check a second after an upward crossing)
+            undecidedAfterEvent++;
+            System.err.printf(
+                "crossing %d: %d syncs after the event decided nothing (events %s; syncs %s)%n",
+                i, early, events, seen);
           }
           eventToDecision.add(decided.nanos() - up.nanos());
           writeToDecision.add(decided.nanos() - t0);
@@ -345,43 +353,41 @@ public final class EventToDecision {
       }
       in.close();
       dd.waitFor(5, TimeUnit.SECONDS);
-      if (eventToDecision.size() < Math.min(50, crossings)) {
-        throw new IllegalStateException(
-            "only "
-                + eventToDecision.size()
-                + " of "
-                + crossings
-                + " crossings measured ("
-                + missed
-                + " missed)");
+      // never aborts on misses: they are a figure of the result ("missed"), and the percentiles
+      // are of the crossings measured (null when none was)
+      if (missed > 0) {
+        System.err.printf(
+            "event-to-decision: %d of %d crossings missed%n", missed, crossings + warmUp);
       }
       String json =
           String.format(
               Locale.ROOT,
-              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"event_to_decision_p50_ms\": %.3f, "
-                  + "\"event_to_decision_p99_ms\": %.3f, \"event_to_decision_max_ms\": %.3f, "
-                  + "\"write_to_decision_p50_ms\": %.3f, \"write_to_decision_p99_ms\": %.3f, "
-                  + "\"event_to_sync_start_p50_ms\": %.3f, \"event_to_sync_start_p99_ms\": %.3f, "
-                  + "\"stats_read_p50_ms\": %.3f, \"stats_read_p99_ms\": %.3f, "
-                  + "\"plan_p50_ms\": %.3f, \"plan_p99_ms\": %.3f, \"victims\": \"%s\"}%n",
+              "{\"pods\": %d, \"pod_cgroups\": %s, \"warm_up_crossings\": %d, \"crossings\": %d, \"missed\": %d, \"event_to_decision_missed\": %d, \"primes\": %d, \"labelled_down\": %d, \"undecided_after_event\": %d, \"event_to_decision_p50_ms\": %s, "
+                  + "\"event_to_decision_p99_ms\": %s, \"event_to_decision_max_ms\": %s, "
+                  + "\"write_to_decision_p50_ms\": %s, \"write_to_decision_p99_ms\": %s, "
+                  + "\"event_to_sync_start_p50_ms\": %s, \"event_to_sync_start_p99_ms\": %s, "
+                  + "\"stats_read_p50_ms\": %s, \"stats_read_p99_ms\": %s, "
+                  + "\"plan_p50_ms\": %s, \"plan_p99_ms\": %s, \"victims\": \"%s\"}%n",
               PODS,
               podCgroups,
               warmUp,
               eventToDecision.size(),
               missed,
+              missed,
               primes,
               labelledDown,
-              pct(eventToDecision, 50),
-              pct(eventToDecision, 99),
-              pct(eventToDecision, 100),
-              pct(writeToDecision, 50),
-              pct(writeToDecision, 99),
-              pct(eventToSyncStart, 50),
-              pct(eventToSyncStart, 99),
-              pct(statsRead, 50),
-              pct(statsRead, 99),
-              pct(plan, 50),
-              pct(plan, 99),
+              undecidedAfterEvent,
+              ms(eventToDecision, 50),
+              ms(eventToDecision, 99),
+              ms(eventToDecision, 100),
+              ms(writeToDecision, 50),
+              ms(writeToDecision, 99),
+              ms(eventToSyncStart, 50),
+              ms(eventToSyncStart, 99),
+              ms(statsRead, 50),
+              ms(statsRead, 99),
+              ms(plan, 50),
+              ms(plan, 99),
               victims);
       Files.createDirectories(out.toAbsolutePath().getParent());
       Files.writeString(out, json);
@@ -405,6 +411,13 @@ public final class EventToDecision {
         syncs.clear();
       }
     }
+  }
+
+  /**
+   * The {@code p}th percentile in milliseconds for the JSON: {@code null} when none was measured.
+   */
+  static String ms(List<Long> nanos, int p) {
+    return nanos.isEmpty() ? "null" : String.format(Locale.ROOT, "%.3f", pct(nanos, p));
   }
 
   /** The {@code p}th percentile (nearest rank) in milliseconds. */

@@ -213,28 +213,65 @@ public final class Agent implements AutoCloseable {
     Readiness readiness = new Readiness().add("startup", startup::unmet);
     AgentMetrics metrics = new AgentMetrics(clock);
     // The endpoints come first: the kubelet's probes get answers while the rest starts.
-    HttpEndpoints http =
-        new HttpEndpoints(
-            c.metricsAddress(),
-            metrics::scrape,
-            startup::healthy,
-            readiness::ready,
-            () -> {
-              EvictionManager m = startup.manager;
-              RuleProbation p = startup.probation;
-              return readiness.describe()
-                  + (insecureKubelet(c) ? "WARNING: " + INSECURE_KUBELET + "\n" : "")
-                  + (m == null
-                      ? ""
-                      : "rules sha256 "
-                          + m.rulesSha256()
-                          + (p != null && p.onProbation() ? " (on probation)" : "")
-                          + "\n");
-            });
+    HttpEndpoints http = endpoints(c, metrics, startup, readiness);
     opened.add(http);
     RuleChoice choice = RuleChoice.of(c);
     RuleSet rules = choice.rules();
     LOG.info("rules {} ({} files) sha256 {}", rules.source(), rules.files().size(), rules.sha256());
+    HostPaths paths = hostPaths(c);
+    Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+
+    NodeSources node =
+        c.standalone()
+            ? standaloneSources(c, paths, clock)
+            : clusterSources(c, paths, cgroups, clock, clients, opened);
+    NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
+
+    // Checked now, so a bad configuration fails the command; built again below once the layout
+    // is known.
+    EvictionConfig checked =
+        evictionConfig(c, c.fsLayout() == null ? FsLayout.SHARED : c.fsLayout());
+    PsiTrigger trigger = psiTrigger(c);
+    Agent agent = new Agent(http, startup);
+    agent.closeables.addAll(opened);
+    startInBackground(
+        c, clock, choice, checked, node, reclaimer, cgroups, paths, trigger, notifiers, metrics,
+        readiness, agent);
+    return agent;
+  }
+
+  /** What the agent reads and acts on: statistics, pods, the evictor, events and taints. */
+  private record NodeSources(
+      StatsProvider stats,
+      PodSource pods,
+      PodEvictor evictor,
+      EventSink events,
+      NodeTaints taints) {}
+
+  /** Start-up step: the metrics, health and readiness endpoints. */
+  private static HttpEndpoints endpoints(
+      AgentConfig c, AgentMetrics metrics, Startup startup, Readiness readiness) {
+    return new HttpEndpoints(
+        c.metricsAddress(),
+        metrics::scrape,
+        startup::healthy,
+        readiness::ready,
+        () -> {
+          EvictionManager m = startup.manager;
+          RuleProbation p = startup.probation;
+          return readiness.describe()
+              + (insecureKubelet(c) ? "WARNING: " + INSECURE_KUBELET + "\n" : "")
+              + (m == null
+                  ? ""
+                  : "rules sha256 "
+                      + m.rulesSha256()
+                      + (p != null && p.onProbation() ? " (on probation)" : "")
+                      + "\n");
+        });
+  }
+
+  /** Start-up step: where the host's cgroups, /proc and runtime directories are. */
+  private static HostPaths hostPaths(AgentConfig c) {
     HostPaths paths =
         new HostPaths(
                 c.cgroupRoot(),
@@ -244,84 +281,93 @@ public final class Agent implements AutoCloseable {
                 c.podsCgroup())
             .withFallbacks();
     paths.fallbackWarnings().forEach(w -> LOG.warn("{}", w));
-    Cgroups cgroups = Cgroups.detect(paths.cgroupRoot(), paths.podsCgroup());
+    return paths;
+  }
 
-    KubernetesClient client = null;
+  /** Start-up step, standalone: host statistics, pods from a file or none, a dry run. */
+  private static NodeSources standaloneSources(AgentConfig c, HostPaths paths, Clock clock) {
+    StatsProvider stats = new HostStatsProvider(paths, c.nodeName(), clock);
+    PodSource pods =
+        c.podsFile() == null
+            ? PodSource.of(List.of())
+            : PodSource.of(CapturedInputs.pods(c.podsFile()));
+    LOG.info(
+        "standalone: host statistics, {} pods{}, dry run",
+        pods.activePods().size(),
+        c.podsFile() == null ? "" : " from " + c.podsFile());
+    return new NodeSources(stats, pods, new DryRunEvictor(), EventSink.NONE, null);
+  }
+
+  /**
+   * Start-up step, in a cluster: the API client, the statistics source, the node's pod informer,
+   * the evictors, events and taints (each opened one added to {@code opened}).
+   */
+  private static NodeSources clusterSources(
+      AgentConfig c,
+      HostPaths paths,
+      Cgroups cgroups,
+      Clock clock,
+      java.util.function.Supplier<KubernetesClient> clients,
+      List<AutoCloseable> opened) {
     StatsProvider stats;
-    PodSource pods;
-    PodEvictor evictor;
     EventSink events = EventSink.NONE;
     NodeTaints taints = null;
-    if (c.standalone()) {
+    KubernetesClient client = clients.get();
+    opened.add(client);
+    KubeApi api = new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout());
+    if (c.stats().equals("host")) {
       stats = new HostStatsProvider(paths, c.nodeName(), clock);
-      pods =
-          c.podsFile() == null
-              ? PodSource.of(List.of())
-              : PodSource.of(CapturedInputs.pods(c.podsFile()));
-      evictor = new DryRunEvictor();
-      LOG.info(
-          "standalone: host statistics, {} pods{}, dry run",
-          pods.activePods().size(),
-          c.podsFile() == null ? "" : " from " + c.podsFile());
+    } else if (c.stats().equals("kubelet-proxy")) {
+      LOG.warn(
+          "stats kubelet-proxy: the Summary through the API server's node proxy; this needs get on"
+              + " nodes/proxy, which reaches every kubelet endpoint that answers GET on every node"
+              + " (see docs/security.md), and puts one proxied request per sync on the API server");
+      stats =
+          KubeletSummaryProvider.viaApiServer(
+              client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
     } else {
-      client = clients.get();
-      opened.add(client);
-      KubeApi api = new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout());
-      if (c.stats().equals("host")) {
-        stats = new HostStatsProvider(paths, c.nodeName(), clock);
-      } else if (c.stats().equals("kubelet-proxy")) {
+      KubeletEndpoint kubelet = c.kubeletEndpoint();
+      if (kubelet.insecureSkipTlsVerify()) {
+        LOG.warn(INSECURE_KUBELET);
+      }
+      if (!kubelet.sendsToken()) {
         LOG.warn(
-            "stats kubelet-proxy: the Summary through the API server's node proxy; this needs get on"
-                + " nodes/proxy, which reaches every kubelet endpoint that answers GET on every node"
-                + " (see docs/security.md), and puts one proxied request per sync on the API server");
-        stats =
-            KubeletSummaryProvider.viaApiServer(
-                client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
-      } else {
-        KubeletEndpoint kubelet = c.kubeletEndpoint();
-        if (kubelet.insecureSkipTlsVerify()) {
-          LOG.warn(INSECURE_KUBELET);
-        }
-        if (!kubelet.sendsToken()) {
-          LOG.warn(
-              "kubeletUrl {} is plain HTTP (kubeletAllowHttp): no token is sent", c.kubeletUrl());
-        }
-        LOG.info("statistics from the kubelet at {}", kubelet.baseUri());
-        stats =
-            KubeletSummaryProvider.direct(
-                kubelet, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
+            "kubeletUrl {} is plain HTTP (kubeletAllowHttp): no token is sent", c.kubeletUrl());
       }
-      if (stats instanceof AutoCloseable ac) {
-        opened.add(ac);
-      }
-      NodePodInformer informer = new NodePodInformer(client, c.nodeName(), clock);
-      opened.add(informer);
-      pods = informer;
-      CgroupKillEvictor kill = new CgroupKillEvictor(cgroups);
-      opened.add(kill);
-      evictor =
-          new DispatchingPodEvictor(
-              c.executor(),
-              new ApiDeleteEvictor(api, KubeSettings.DEFAULTS.retry(), clock),
-              new ApiEvictionEvictor(api, KubeSettings.DEFAULTS.retry()),
-              kill,
-              new DryRunEvictor());
-      if (!c.dryRun()) {
-        events = new EventRecorder(api, c.nodeName(), clock);
-      }
-      if (c.taints() && !c.dryRun()) {
-        taints = new NodeTaints(api, c.nodeName(), clock);
-        opened.add(taints);
-      } else if (c.taints()) {
-        LOG.info("taints: dry run, the Node is not tainted");
-      }
+      LOG.info("statistics from the kubelet at {}", kubelet.baseUri());
+      stats =
+          KubeletSummaryProvider.direct(
+              kubelet, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
     }
-    NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
+    if (stats instanceof AutoCloseable ac) {
+      opened.add(ac);
+    }
+    NodePodInformer informer = new NodePodInformer(client, c.nodeName(), clock);
+    opened.add(informer);
+    PodSource pods = informer;
+    CgroupKillEvictor kill = new CgroupKillEvictor(cgroups);
+    opened.add(kill);
+    PodEvictor evictor =
+        new DispatchingPodEvictor(
+            c.executor(),
+            new ApiDeleteEvictor(api, KubeSettings.DEFAULTS.retry(), clock),
+            new ApiEvictionEvictor(api, KubeSettings.DEFAULTS.retry()),
+            kill,
+            new DryRunEvictor());
+    if (!c.dryRun()) {
+      events = new EventRecorder(api, c.nodeName(), clock);
+    }
+    if (c.taints() && !c.dryRun()) {
+      taints = new NodeTaints(api, c.nodeName(), clock);
+      opened.add(taints);
+    } else if (c.taints()) {
+      LOG.info("taints: dry run, the Node is not tainted");
+    }
+    return new NodeSources(stats, pods, evictor, events, taints);
+  }
 
-    // Checked now, so a bad configuration fails the command; built again below once the layout
-    // is known.
-    EvictionConfig checked =
-        evictionConfig(c, c.fsLayout() == null ? FsLayout.SHARED : c.fsLayout());
+  /** Start-up step: the configured PSI trigger, or null. */
+  private static PsiTrigger psiTrigger(AgentConfig c) {
     PsiTrigger trigger = null;
     if (c.psiTrigger() != null) {
       try {
@@ -330,14 +376,31 @@ public final class Agent implements AutoCloseable {
         throw new ConfigException("--psi-trigger " + c.psiTrigger() + ": " + e.getMessage());
       }
     }
-    Agent agent = new Agent(http, startup);
-    agent.closeables.addAll(opened);
-    StatsProvider statsProvider = stats;
-    PodSource podSource = pods;
-    PodEvictor podEvictor = evictor;
-    EventSink eventSink = events;
-    PsiTrigger psiTrigger = trigger;
-    NodeTaints nodeTaints = taints;
+    return trigger;
+  }
+
+  /**
+   * Start-up step: the part that waits for the API server and the kubelet (the first pod list, the
+   * filesystem layout), then the loop, on the {@code evictd-startup} thread.
+   */
+  private static void startInBackground(
+      AgentConfig c,
+      Clock clock,
+      RuleChoice choice,
+      EvictionConfig checked,
+      NodeSources node,
+      NodeReclaimer reclaimer,
+      Cgroups cgroups,
+      HostPaths paths,
+      PsiTrigger psiTrigger,
+      NotifierFactory notifiers,
+      AgentMetrics metrics,
+      Readiness readiness,
+      Agent agent) {
+    Startup startup = agent.startup;
+    HttpEndpoints http = agent.http;
+    StatsProvider statsProvider = node.stats();
+    PodSource podSource = node.pods();
     Thread t =
         new Thread(
             () -> {
@@ -363,15 +426,11 @@ public final class Agent implements AutoCloseable {
                         clock,
                         choice,
                         config,
-                        statsProvider,
-                        podSource,
-                        podEvictor,
+                        node,
                         reclaimer,
-                        eventSink,
                         cgroups,
                         paths,
                         psiTrigger,
-                        nodeTaints,
                         notifiers,
                         metrics,
                         readiness,
@@ -394,14 +453,8 @@ public final class Agent implements AutoCloseable {
     t.setDaemon(true);
     startup.thread = t;
     t.start();
-    return agent;
   }
 
-  /**
-   * The rule set the agent starts with: the configured one, unless it rolled back or left a stuck
-   * thread before (its SHA-256 is in the state directory), then the last trusted or the packaged
-   * set; and how later sets are compiled and fallen back to.
-   */
   private record RuleChoice(
       RuleSet configured,
       RuleSet rules,
@@ -446,20 +499,20 @@ public final class Agent implements AutoCloseable {
     return c;
   }
 
+  /**
+   * Wiring step, on the start-up thread: the planner, the rules' probation, the manager with its
+   * readiness, taints, the event sources and the rules' hot reload, then the loop.
+   */
   private static EvictionManager startLoop(
       AgentConfig c,
       Clock clock,
       RuleChoice choice,
       EvictionConfig config,
-      StatsProvider stats,
-      PodSource pods,
-      PodEvictor evictor,
+      NodeSources node,
       NodeReclaimer reclaimer,
-      EventSink events,
       Cgroups cgroups,
       HostPaths paths,
       PsiTrigger trigger,
-      NodeTaints taints,
       NotifierFactory notifiers,
       AgentMetrics metrics,
       Readiness readiness,
@@ -483,6 +536,70 @@ public final class Agent implements AutoCloseable {
       metrics.rulesReload(RuleProbation.REJECTED);
     }
     metrics.rulesReload(RuleProbation.LOADED);
+    RuleProbation probation = probation(c, choice, config, limits, rules, metrics, clock);
+    EvictionManager manager =
+        new EvictionManager(
+            planner,
+            node.stats(),
+            node.pods(),
+            node.evictor(),
+            reclaimer,
+            node.events(),
+            metrics,
+            clock,
+            new EvictionManager.Settings(
+                c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
+    agent.own(manager);
+    manager.addReadinessConditions(readiness);
+    probation.onSwap(manager::swapRules);
+    manager.setProbation(probation);
+    watchRuleThreads(planner, probation, metrics, readiness, agent);
+    NodeTaints taints = node.taints();
+    if (taints != null) {
+      // the Node carries a taint for each condition the sync reports (held for the transition
+      // period); a failed sync changes nothing
+      manager.addSyncListener(
+          (summary, plan) -> {
+            if (!plan.failed()) {
+              taints.want(java.util.Set.copyOf(plan.conditions()));
+            }
+          });
+    }
+    watchPodView(c, node.pods(), metrics, readiness);
+    startEventSources(c, config, cgroups, paths, trigger, notifiers, manager, clock, agent);
+    watchRules(c, choice, probation, manager, metrics, agent);
+    synchronized (agent) {
+      if (agent.closed) {
+        throw new StartupCancelled();
+      }
+      manager.start();
+    }
+    return manager;
+  }
+
+  /**
+   * How old the pod view may be while the agent reports ready: three intervals, at least 30 s (a
+   * watch reconnects within seconds; longer means decisions on pods that may be gone or new).
+   */
+  static Duration podViewMaxAge(AgentConfig c) {
+    Duration d = c.interval().multipliedBy(3);
+    return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
+  }
+
+  /** The warning for kubeletInsecureSkipTLSVerify, logged at start and shown in /readyz. */
+  static final String INSECURE_KUBELET =
+      "kubelet TLS verification is OFF (kubeletInsecureSkipTLSVerify): anyone on the path to the"
+          + " kubelet can feed this agent statistics and read its token; set kubeletCaFile instead";
+
+  /** Wiring step: the rule set's probation (trusted from the start when packaged). */
+  private static RuleProbation probation(
+      AgentConfig c,
+      RuleChoice choice,
+      EvictionConfig config,
+      dev.evictd.engine.DecisionGuard.Limits limits,
+      RuleSet rules,
+      AgentMetrics metrics,
+      Clock clock) {
     RuleProbation probation =
         new RuleProbation(
             c.rulesProbationSyncs(),
@@ -497,22 +614,16 @@ public final class Agent implements AutoCloseable {
         c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
     probation.started(rules, rules == choice.configured() && !packaged ? c.rules() : null);
     probation.shadowPlanner(limits, c.podCleanupTimeout());
-    EvictionManager manager =
-        new EvictionManager(
-            planner,
-            stats,
-            pods,
-            evictor,
-            reclaimer,
-            events,
-            metrics,
-            clock,
-            new EvictionManager.Settings(
-                c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
-    agent.own(manager);
-    manager.addReadinessConditions(readiness);
-    probation.onSwap(manager::swapRules);
-    manager.setProbation(probation);
+    return probation;
+  }
+
+  /** Wiring step: readiness and the metric of rule threads that did not come back. */
+  private static void watchRuleThreads(
+      Planner planner,
+      RuleProbation probation,
+      AgentMetrics metrics,
+      Readiness readiness,
+      Agent agent) {
     java.util.function.IntSupplier stuckThreads =
         () -> planner.aliveAbandonedRuleThreads() + probation.shadowThreadsAlive();
     metrics.ruleThreadsAbandoned(stuckThreads);
@@ -521,16 +632,11 @@ public final class Agent implements AutoCloseable {
     readiness.add("rule-threads", () -> ruleThreads.ready() ? null : ruleThreads.describe().trim());
     agent.startup.ruleThreads = ruleThreads;
     agent.startup.probation = probation;
-    if (taints != null) {
-      // the Node carries a taint for each condition the sync reports (held for the transition
-      // period); a failed sync changes nothing
-      manager.addSyncListener(
-          (summary, plan) -> {
-            if (!plan.failed()) {
-              taints.want(java.util.Set.copyOf(plan.conditions()));
-            }
-          });
-    }
+  }
+
+  /** Wiring step: readiness and the metric of the pod view's age. */
+  private static void watchPodView(
+      AgentConfig c, PodSource pods, AgentMetrics metrics, Readiness readiness) {
     metrics.podViewAge(pods::viewAge);
     Duration podViewMaxAge = podViewMaxAge(c);
     readiness.add(
@@ -543,7 +649,22 @@ public final class Agent implements AutoCloseable {
                     + " s old (the watch is down; bound "
                     + podViewMaxAge.toSeconds()
                     + " s)");
+  }
 
+  /**
+   * Wiring step: PSI averages observed every sync, and the kernel event sources of {@code
+   * notifiers}, each fact asking the manager for an immediate sync.
+   */
+  private static void startEventSources(
+      AgentConfig c,
+      EvictionConfig config,
+      Cgroups cgroups,
+      HostPaths paths,
+      PsiTrigger trigger,
+      NotifierFactory notifiers,
+      EvictionManager manager,
+      Clock clock,
+      Agent agent) {
     PsiReader psi = new PsiReader(paths.procRoot(), clock);
     if (psi.available()) {
       manager.addObservationSource(psi::read);
@@ -572,7 +693,16 @@ public final class Agent implements AutoCloseable {
             GoDuration.format(c.interval()));
       }
     }
+  }
 
+  /** Wiring step: the hot reload of a configured rules directory. */
+  private static void watchRules(
+      AgentConfig c,
+      RuleChoice choice,
+      RuleProbation probation,
+      EvictionManager manager,
+      AgentMetrics metrics,
+      Agent agent) {
     if (c.rules() != null) {
       RulesReloader reloader =
           new RulesReloader(
@@ -585,28 +715,7 @@ public final class Agent implements AutoCloseable {
               Duration.ofMillis(500));
       agent.own(reloader);
     }
-    synchronized (agent) {
-      if (agent.closed) {
-        throw new StartupCancelled();
-      }
-      manager.start();
-    }
-    return manager;
   }
-
-  /**
-   * How old the pod view may be while the agent reports ready: three intervals, at least 30 s (a
-   * watch reconnects within seconds; longer means decisions on pods that may be gone or new).
-   */
-  static Duration podViewMaxAge(AgentConfig c) {
-    Duration d = c.interval().multipliedBy(3);
-    return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
-  }
-
-  /** The warning for kubeletInsecureSkipTLSVerify, logged at start and shown in /readyz. */
-  static final String INSECURE_KUBELET =
-      "kubelet TLS verification is OFF (kubeletInsecureSkipTLSVerify): anyone on the path to the"
-          + " kubelet can feed this agent statistics and read its token; set kubeletCaFile instead";
 
   private static boolean insecureKubelet(AgentConfig c) {
     return !c.standalone() && c.stats().equals("kubelet") && c.kubeletInsecureSkipTlsVerify();

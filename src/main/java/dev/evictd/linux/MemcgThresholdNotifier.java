@@ -3,7 +3,6 @@ package dev.evictd.linux;
 import dev.evictd.api.MemcgThresholdCrossed;
 import dev.evictd.api.Signal;
 import dev.evictd.api.Threshold;
-import dev.evictd.engine.Observations;
 import dev.evictd.stats.Summary;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,19 +20,20 @@ import org.slf4j.LoggerFactory;
  * Tells the agent the instant a memory eviction threshold is about to be met, instead of at the
  * next poll: the kubelet's memory threshold notifier, on cgroup v1.
  *
- * <p>For a {@code memory.available} threshold it registers {@code capacity − threshold +
- * inactive_file} on {@code memory.usage_in_bytes} of the root memory cgroup through {@code
- * cgroup.event_control} (for {@code allocatableMemory.available}, on the pods cgroup), so the
- * kernel signals an eventfd when usage — and thus the working set — crosses the line, in either
- * direction. Each signal becomes a {@link MemcgThresholdCrossed} given to the listener, with the
- * direction read from the usage right after the event.
+ * <p>For a {@code memory.available} threshold it registers the first page above the kubelet's line
+ * {@code capacity − threshold + inactive_file} ({@link MemcgLine}: the kernel compares whole pages)
+ * on {@code memory.usage_in_bytes} of the root memory cgroup through {@code cgroup.event_control}
+ * (for {@code allocatableMemory.available}, on the pods cgroup), so the kernel signals an eventfd
+ * when usage — and thus the working set — crosses the line, in either direction, exactly where the
+ * threshold becomes met or stops being met. Each signal becomes a {@link MemcgThresholdCrossed}
+ * given to the listener, with the direction read from the usage right after the event against the
+ * line the kernel compares with.
  *
  * <p>The registered value follows the summary: {@link #update} recomputes it after a sync and
  * re-registers when it changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow}
- * re-registers at once. One daemon thread waits in {@code poll(2)} with a time-out on the
- * registration's eventfd and on a wake-up eventfd, so it picks up a new registration at once and
- * stops within a second of {@link #close()}. That thread owns every descriptor it polls: it closes
- * a replaced registration itself, so no descriptor is closed while polled.
+ * re-registers at once. A {@link PollLoop} waits on the registration's eventfd: it picks up a new
+ * registration at once, stops within a second of {@link #close()} and owns every descriptor it
+ * polls (it closes a replaced registration itself, so no descriptor is closed while polled).
  *
  * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control};
  * no memory controller; a missing cgroup; libc not bound) the notifier logs one warning and reports
@@ -48,7 +48,6 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
 
   static final String USAGE_FILE = "memory.usage_in_bytes";
   static final String EVENT_CONTROL = "cgroup.event_control";
-  private static final int POLL_MILLIS = 250;
   private static final Logger LOG = LoggerFactory.getLogger(MemcgThresholdNotifier.class);
 
   private final Signal signal;
@@ -56,11 +55,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   private final Path cgroup;
   private final Consumer<MemcgThresholdCrossed> listener;
   private final Clock clock;
+  private final long pageSize;
   private final Object lock = new Object();
   private String unavailable;
-  private int wakeFd = -1;
-  private Thread thread;
-  private Registration pending;
+  private final PollLoop loop;
   private long registered = -1;
   private Instant registeredAt;
   private volatile boolean closed;
@@ -110,6 +108,16 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     this.cgroup = cgroup;
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = clock;
+    this.pageSize = Native.pageSize();
+    this.loop =
+        new PollLoop(
+            "memcg-notifier-" + signal.key(),
+            why -> {
+              synchronized (lock) {
+                registered = -1;
+              }
+              markUnavailable("waiting for memcg events on " + cgroup + " failed: " + why);
+            });
     if (reason == null) {
       reason = checkCgroup(cgroup);
     }
@@ -196,7 +204,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
   }
 
-  /** The value registered on {@code memory.usage_in_bytes}, when one is. */
+  /**
+   * The value registered on {@code memory.usage_in_bytes}, when one is: for an eviction threshold,
+   * the first page above the kubelet's line ({@link MemcgLine#registeredBytes}).
+   */
   public OptionalLong registeredThreshold() {
     synchronized (lock) {
       return registered < 0 ? OptionalLong.empty() : OptionalLong.of(registered);
@@ -204,36 +215,12 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
   }
 
   /**
-   * The kubelet's memcg threshold for {@code threshold} given a summary: {@code capacity −
-   * threshold quantity + inactive_file}, where capacity = available + working set and inactive_file
-   * = usage − working set of the node memory (or of the "pods" system container for {@code
-   * allocatableMemory.available}). Empty when the summary lacks a figure.
+   * The kubelet's memcg threshold for {@code threshold} given a summary ({@link
+   * MemcgLine#kubeletLine}): the threshold is met when usage is strictly above it. Empty when the
+   * summary lacks a figure.
    */
   public static OptionalLong memcgThreshold(Threshold threshold, Summary summary) {
-    if (summary == null || summary.node() == null) {
-      return OptionalLong.empty();
-    }
-    Summary.MemoryStats m = memoryOf(threshold, summary);
-    if (m == null
-        || m.usageBytes() == null
-        || m.workingSetBytes() == null
-        || m.availableBytes() == null) {
-      return OptionalLong.empty();
-    }
-    long inactiveFile = m.usageBytes() - m.workingSetBytes();
-    long capacity = m.availableBytes() + m.workingSetBytes();
-    long quantity = threshold.quantity(capacity).value();
-    return OptionalLong.of(capacity - quantity + inactiveFile);
-  }
-
-  /** The memory figures the threshold's signal is observed from (node or pods container). */
-  private static Summary.MemoryStats memoryOf(Threshold threshold, Summary summary) {
-    if (threshold.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
-      Summary.ContainerStats pods =
-          summary.node().systemContainer(Observations.PODS_SYSTEM_CONTAINER);
-      return pods == null ? null : pods.memory();
-    }
-    return summary.node().memory();
+    return MemcgLine.kubeletLine(threshold, summary);
   }
 
   /**
@@ -259,20 +246,21 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       throw new IllegalStateException(
           "a notifier made with onCgroup has no eviction threshold: use register");
     }
-    OptionalLong value = memcgThreshold(threshold, summary);
-    if (value.isEmpty()) {
+    OptionalLong kubelet = memcgThreshold(threshold, summary);
+    if (kubelet.isEmpty()) {
       LOG.debug(
           "memcg threshold for {}: the summary lacks node memory figures; not updated", signal);
       return false;
     }
-    if (value.getAsLong() <= 0) {
+    if (kubelet.getAsLong() < 0) {
       // a threshold above the capacity: already met, nothing for the kernel to watch
       LOG.debug(
-          "memcg threshold for {}: computed {} bytes; not registered", signal, value.getAsLong());
+          "memcg threshold for {}: computed {} bytes; not registered", signal, kubelet.getAsLong());
       return false;
     }
+    long line = MemcgLine.registeredBytes(kubelet.getAsLong(), pageSize);
     synchronized (lock) {
-      if (unavailable != null || closed || value.getAsLong() == registered) {
+      if (unavailable != null || closed || line == registered) {
         return false;
       }
       if (!now
@@ -281,16 +269,15 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
         return false;
       }
     }
-    long line = value.getAsLong();
     if (!register(line)) {
       return false;
     }
     // The kernel signals crossings, not levels: usage that went past the line after the statistics
     // the line was computed from (which showed it below) would never be signalled. Say so at once.
     // Usage the statistics already showed above the line is not reported again: the sync saw it.
-    Long seen = memoryOf(threshold, summary).usageBytes();
+    Long seen = MemcgLine.memoryOf(signal, summary).usageBytes();
     OptionalLong usage = Cgroups.readLong(cgroup.resolve(USAGE_FILE));
-    if (seen != null && seen < line && usage.isPresent() && usage.getAsLong() >= line) {
+    if (usage.isPresent() && MemcgLine.crossedBeforeRegistration(seen, line, usage.getAsLong())) {
       LOG.debug("memcg usage crossed the new threshold {} before it was registered", line);
       deliver(line);
     }
@@ -310,12 +297,11 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       if (unavailable != null || closed) {
         return false;
       }
-      Registration r;
       try {
-        if (wakeFd < 0) {
-          wakeFd = Native.eventfd();
+        Registration r = open(thresholdBytes);
+        if (!loop.watch(r.eventFd(), Native.POLLIN, revents -> signalled(r))) {
+          return false;
         }
-        r = open(thresholdBytes);
       } catch (IOException e) {
         unavailable =
             "cannot register a threshold on " + cgroup.resolve(USAGE_FILE) + ": " + e.getMessage();
@@ -325,20 +311,9 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
             unavailable);
         return false;
       }
-      if (pending != null) {
-        Native.close(pending.eventFd());
-      }
-      pending = r;
       registered = thresholdBytes;
       registeredAt = clock.instant();
       LOG.debug("memcg threshold for {} on {}: {} bytes", signal, cgroup, thresholdBytes);
-      if (thread == null) {
-        thread = new Thread(this::run, "memcg-notifier-" + signal.key());
-        thread.setDaemon(true);
-        thread.start();
-      } else {
-        wake();
-      }
       return true;
     }
   }
@@ -368,65 +343,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
     }
   }
 
-  private void wake() {
-    try {
-      Native.signalEventfd(wakeFd, 1);
-    } catch (IOException e) {
-      LOG.debug("cannot wake the memcg notifier thread: {}", e.getMessage());
-    }
-  }
-
-  private void run() {
-    Registration current = null;
-    int[] fds = new int[2];
-    short[] events = {Native.POLLIN, Native.POLLIN};
-    short[] revents = new short[2];
-    try {
-      while (!closed) {
-        synchronized (lock) {
-          if (pending != null) {
-            if (current != null) {
-              Native.close(current.eventFd());
-            }
-            current = pending;
-            pending = null;
-          }
-          fds[0] = wakeFd;
-        }
-        fds[1] = current == null ? -1 : current.eventFd();
-        int n = Native.poll(fds, events, revents, POLL_MILLIS);
-        if (n <= 0 || closed) {
-          continue;
-        }
-        if ((revents[0] & Native.POLLIN) != 0) {
-          Native.readEventfd(fds[0]);
-        }
-        if (current != null && revents[1] != 0) {
-          if ((revents[1] & Native.POLLNVAL) != 0) {
-            throw new IOException("eventfd " + fds[1] + " is no longer open");
-          }
-          Native.readEventfd(current.eventFd());
-          deliver(current.threshold());
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      if (!closed) {
-        markUnavailable("waiting for memcg events on " + cgroup + " failed: " + e.getMessage());
-      }
-    } finally {
-      synchronized (lock) {
-        if (current != null) {
-          Native.close(current.eventFd());
-        }
-        if (pending != null) {
-          Native.close(pending.eventFd());
-          pending = null;
-        }
-        Native.close(wakeFd);
-        wakeFd = -1;
-        registered = -1;
-      }
-    }
+  /** On the loop's thread: the kernel signalled {@code r}'s eventfd. */
+  private void signalled(Registration r) throws IOException {
+    Native.readEventfd(r.eventFd());
+    deliver(r.threshold());
   }
 
   private void deliver(long thresholdBytes) {
@@ -436,10 +356,10 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       return;
     }
     long u = usage.getAsLong();
+    // against the value the kernel compares with (whole pages), so that a signal at usage equal to
+    // a value registered off a page boundary is not taken for the way down
     MemcgThresholdCrossed.Direction d =
-        u >= thresholdBytes
-            ? MemcgThresholdCrossed.Direction.UP
-            : MemcgThresholdCrossed.Direction.DOWN;
+        MemcgLine.side(u, MemcgLine.kernelLine(thresholdBytes, pageSize));
     MemcgThresholdCrossed fact =
         new MemcgThresholdCrossed(signal, d, thresholdBytes, u, clock.instant());
     LOG.debug("memcg threshold crossed: {}", fact);
@@ -456,27 +376,13 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
    */
   @Override
   public void close() {
-    Thread t;
     synchronized (lock) {
       if (closed) {
         return;
       }
       closed = true;
-      t = thread;
-      if (t == null) {
-        Native.close(wakeFd);
-        wakeFd = -1;
-        registered = -1;
-      } else {
-        wake();
-      }
+      registered = -1;
     }
-    if (t != null && t != Thread.currentThread()) {
-      try {
-        t.join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    loop.close();
   }
 }

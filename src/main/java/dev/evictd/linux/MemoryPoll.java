@@ -72,7 +72,7 @@ public final class MemoryPoll implements AutoCloseable {
     }
   }
 
-  /** The usage lines of one file and, per line, whether usage was last seen at or above it. */
+  /** The usage lines of one file and, per line, whether usage was last seen above it. */
   private record Lines(long[] values, boolean[] above) {}
 
   private final List<Watch> watches = new ArrayList<>();
@@ -196,9 +196,9 @@ public final class MemoryPoll implements AutoCloseable {
   }
 
   /**
-   * After a sync: the usage lines from {@code summary}'s figures; usage the summary showed at or
-   * above a line counts as above it (no crossing is reported for what the sync saw). Wakes the
-   * poll, which reads at once.
+   * After a sync: the usage lines from {@code summary}'s figures; usage the summary showed above a
+   * line counts as above it (no crossing is reported for what the sync saw). Wakes the poll, which
+   * reads at once.
    */
   public void update(Summary summary) {
     for (Watch w : watches) {
@@ -213,7 +213,8 @@ public final class MemoryPoll implements AutoCloseable {
       long[] v = values.stream().mapToLong(Long::longValue).sorted().distinct().toArray();
       boolean[] above = new boolean[v.length];
       for (int i = 0; i < v.length; i++) {
-        above[i] = seen != null && seen >= v[i];
+        // met means strictly above the kubelet's line (memory.available < quantity)
+        above[i] = seen != null && seen > v[i];
       }
       w.lines = new Lines(v, above);
     }
@@ -283,7 +284,9 @@ public final class MemoryPoll implements AutoCloseable {
       boolean[] above = l.above();
       long headroom = -1;
       for (int i = 0; i < v.length; i++) {
-        boolean now = usage >= v[i];
+        // strictly above, as the threshold is met: usage at the line is not a crossing yet (one
+        // reported there would find the threshold unmet, and the rest of the climb unreported)
+        boolean now = usage > v[i];
         if (now != above[i]) {
           above[i] = now;
           deliver(w, v[i], usage, now);

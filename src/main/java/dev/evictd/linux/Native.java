@@ -128,6 +128,22 @@ final class Native {
     return Loaded.FAILURE;
   }
 
+  /**
+   * The system's page size ({@code sysconf(_SC_PAGESIZE)}), or {@link MemcgLine#DEFAULT_PAGE_SIZE}
+   * where libc is not bound or does not say.
+   */
+  static long pageSize() {
+    if (Loaded.POSIX == null) {
+      return MemcgLine.DEFAULT_PAGE_SIZE;
+    }
+    try {
+      long p = Loaded.POSIX.sysconf(jnr.constants.platform.Sysconf._SC_PAGESIZE);
+      return p > 0 ? p : MemcgLine.DEFAULT_PAGE_SIZE;
+    } catch (RuntimeException | LinkageError e) {
+      return MemcgLine.DEFAULT_PAGE_SIZE;
+    }
+  }
+
   private static LibC libc() throws IOException {
     if (Loaded.LIBC == null) {
       throw new IOException(Loaded.FAILURE);

@@ -19,12 +19,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The trigger is written when the notifier is made; if the kernel refuses it (no PSI, a window
  * it does not take) the notifier logs one warning and reports itself {@linkplain #available()
- * unavailable} — the agent keeps polling. One daemon thread waits in poll with a time-out and stops
- * within a second of {@link #close()}, which is idempotent and closes the file (removing the
- * trigger).
+ * unavailable} — the agent keeps polling. A {@link PollLoop} waits on the file and stops within a
+ * second of {@link #close()}, which is idempotent and closes the file (removing the trigger).
  */
 public final class PsiTriggerNotifier implements AutoCloseable {
-  private static final int POLL_MILLIS = 250;
   private static final java.util.Set<String> KERNEL_FILE_SYSTEMS =
       java.util.Set.of("proc", "cgroup2", "cgroup");
   private static final Logger LOG = LoggerFactory.getLogger(PsiTriggerNotifier.class);
@@ -34,11 +32,8 @@ public final class PsiTriggerNotifier implements AutoCloseable {
   private final PsiTrigger trigger;
   private final Consumer<PressureStall> listener;
   private final Clock clock;
-  private final Object lock = new Object();
+  private final PollLoop loop;
   private volatile String unavailable;
-  private volatile boolean closed;
-  private int fd = -1;
-  private Thread thread;
 
   /**
    * Writes {@code trigger} to {@code file} (the pressure file of {@code resource}) and starts
@@ -55,6 +50,18 @@ public final class PsiTriggerNotifier implements AutoCloseable {
     this.trigger = trigger;
     this.listener = Objects.requireNonNull(listener, "listener");
     this.clock = clock;
+    this.loop =
+        new PollLoop(
+            "psi-notifier-" + resource.key(),
+            why -> {
+              unavailable = why;
+              LOG.warn(
+                  "PSI trigger \"{}\" on {} stopped: {}; the agent polls instead",
+                  trigger,
+                  file,
+                  why);
+            });
+    int fd = -1;
     String reason = null;
     String fsType = fileSystemType(file);
     if (!Files.exists(file)) {
@@ -87,9 +94,17 @@ public final class PsiTriggerNotifier implements AutoCloseable {
           reason);
       return;
     }
-    thread = new Thread(this::run, "psi-notifier-" + resource.key());
-    thread.setDaemon(true);
-    thread.start();
+    try {
+      // the loop owns the file from now on: closing it removes the trigger
+      loop.watch(fd, Native.POLLPRI, this::ready);
+    } catch (IOException e) {
+      unavailable = e.getMessage();
+      LOG.warn(
+          "PSI trigger \"{}\" on {} not available: {}; the agent polls instead",
+          trigger,
+          file,
+          unavailable);
+    }
   }
 
   private static String fileSystemType(Path file) {
@@ -120,73 +135,32 @@ public final class PsiTriggerNotifier implements AutoCloseable {
     return trigger;
   }
 
-  private void run() {
-    int[] fds = {fd};
-    short[] events = {Native.POLLPRI};
-    short[] revents = new short[1];
+  /** On the loop's thread: the pressure file reported {@code revents}. */
+  private void ready(short revents) throws IOException {
+    if ((revents & (Native.POLLERR | Native.POLLNVAL)) != 0) {
+      throw new IOException("poll on " + file + " reported an error (triggers not supported)");
+    }
+    if ((revents & Native.POLLPRI) == 0) {
+      return;
+    }
+    PressureStall fact =
+        new PressureStall(
+            resource,
+            trigger.line(),
+            trigger.stallMicros(),
+            trigger.windowMicros(),
+            file.toString(),
+            clock.instant());
     try {
-      while (!closed) {
-        int n = Native.poll(fds, events, revents, POLL_MILLIS);
-        if (n <= 0 || closed) {
-          continue;
-        }
-        if ((revents[0] & (Native.POLLERR | Native.POLLNVAL)) != 0) {
-          throw new IOException("poll on " + file + " reported an error (triggers not supported)");
-        }
-        if ((revents[0] & Native.POLLPRI) != 0) {
-          PressureStall fact =
-              new PressureStall(
-                  resource,
-                  trigger.line(),
-                  trigger.stallMicros(),
-                  trigger.windowMicros(),
-                  file.toString(),
-                  clock.instant());
-          try {
-            listener.accept(fact);
-          } catch (RuntimeException e) {
-            LOG.warn("PSI listener failed on {}: {}", fact, e.toString());
-          }
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      if (!closed) {
-        unavailable = e.getMessage();
-        LOG.warn(
-            "PSI trigger \"{}\" on {} stopped: {}; the agent polls instead",
-            trigger,
-            file,
-            e.getMessage());
-      }
-    } finally {
-      synchronized (lock) {
-        Native.close(fd);
-        fd = -1;
-      }
+      listener.accept(fact);
+    } catch (RuntimeException e) {
+      LOG.warn("PSI listener failed on {}: {}", fact, e.toString());
     }
   }
 
   /** Stops waiting and removes the trigger; returns within about a second. Idempotent. */
   @Override
   public void close() {
-    Thread t;
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      t = thread;
-      if (t == null) {
-        Native.close(fd);
-        fd = -1;
-      }
-    }
-    if (t != null && t != Thread.currentThread()) {
-      try {
-        t.join(1000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    loop.close();
   }
 }

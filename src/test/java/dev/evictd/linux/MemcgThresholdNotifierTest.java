@@ -164,17 +164,63 @@ class MemcgThresholdNotifierTest {
     long line = usage - (16L << 20);
     long mi = 1L << 20;
     assertThat(notifier.update(podsSummary(line - mi + (1L << 30), mi, mi))).isTrue();
-    assertThat(notifier.registeredThreshold()).hasValue(line);
+    assertThat(notifier.registeredThreshold()).hasValue(registered(line));
     MemcgThresholdCrossed up = facts.poll(1, TimeUnit.SECONDS);
     assertThat(up).as("an upward crossing reported at registration").isNotNull();
     assertThat(up.direction()).isEqualTo(Direction.UP);
-    assertThat(up.thresholdBytes()).isEqualTo(line);
+    assertThat(up.thresholdBytes()).isEqualTo(registered(line));
     // statistics that already showed the usage above the new line: the sync saw it, no event
     long seenLine = usage - (8L << 20);
     assertThat(notifier.updateNow(podsSummary(seenLine - usage + (1L << 30), usage, usage)))
         .isTrue();
-    assertThat(notifier.registeredThreshold()).hasValue(seenLine);
+    assertThat(notifier.registeredThreshold()).hasValue(registered(seenLine));
     assertThat(facts.poll(300, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  /**
+   * A kubelet line one byte past a whole page (the cold-start misses of the event-to-decision
+   * bench: signalled at the page below the line, where the statistics still showed {@code
+   * available} one byte above the threshold, labelled DOWN, and never signalled again on the way
+   * up). The notifier registers the first page at which the threshold is met: the crossing is
+   * signalled, labelled UP, and statistics read after it show the threshold met.
+   */
+  @Test
+  void aCrossingOfALineOffAPageBoundaryIsSignalledUpWithTheThresholdMet() throws Exception {
+    TestCgroup.assumeRootWithCgroupV1();
+    cgroup = TestCgroup.create("page-line");
+    Path root = Files.createTempDirectory("evictd-page-line");
+    try {
+      // the test cgroup stands in for the node's memory (nothing runs in it yet: usage is steady)
+      Files.createSymbolicLink(root.resolve("memory"), cgroup.dir());
+      HostStatsProvider host =
+          new HostStatsProvider(
+              new HostPaths(root, null, root, root, "kubepods"), "node", Clock.systemUTC());
+      Summary before = host.summary();
+      Summary.MemoryStats m = before.node().memory();
+      long capacity = m.availableBytes() + m.workingSetBytes();
+      // met once the working set is above today's usage plus one byte: the first page charged
+      long quantity = capacity - (m.usageBytes() + 1);
+      Threshold threshold = hard(Signal.MEMORY_AVAILABLE, String.valueOf(quantity));
+      notifier =
+          new MemcgThresholdNotifier(
+              threshold, Cgroups.detect(root, "kubepods"), facts::add, Clock.systemUTC());
+      assertThat(notifier.update(before)).as(String.valueOf(notifier.unavailableReason())).isTrue();
+
+      Path file = cgroup.tmpfsFile("1M");
+      Process p =
+          cgroup.startIn(cgroup.dir(), "exec head -c 1M /dev/zero > \"$2\"", file.toString());
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      MemcgThresholdCrossed up = facts.poll(5, TimeUnit.SECONDS);
+      assertThat(up).as("the crossing of a line 1 byte past usage is signalled").isNotNull();
+      assertThat(up.direction()).isEqualTo(Direction.UP);
+      Summary after = host.summary();
+      assertThat(after.node().memory().availableBytes())
+          .as("statistics read after the event: memory.available < %d", quantity)
+          .isLessThan(quantity);
+    } finally {
+      Files.deleteIfExists(root.resolve("memory"));
+      Files.deleteIfExists(root);
+    }
   }
 
   @Test
@@ -191,7 +237,7 @@ class MemcgThresholdNotifierTest {
     assertThat(notifier.available()).isTrue();
 
     assertThat(notifier.update(podsSummary(10L << 30, 3L << 30, 2L << 30))).isTrue();
-    long first = (12L << 30) - (1L << 30) + (1L << 30);
+    long first = registered((12L << 30) - (1L << 30) + (1L << 30));
     assertThat(notifier.registeredThreshold()).hasValue(first);
 
     clock.advance(Duration.ofSeconds(5));
@@ -207,13 +253,19 @@ class MemcgThresholdNotifierTest {
     assertThat(notifier.update(podsSummary(9L << 30, 3L << 30, 3L << 30)))
         .as("10 s later")
         .isTrue();
-    assertThat(notifier.registeredThreshold()).hasValue((12L << 30) - (1L << 30));
+    assertThat(notifier.registeredThreshold()).hasValue(registered((12L << 30) - (1L << 30)));
 
     clock.advance(Duration.ofSeconds(1));
     assertThat(notifier.updateNow(podsSummary(8L << 30, 5L << 30, 4L << 30)))
         .as("on demand")
         .isTrue();
-    assertThat(notifier.registeredThreshold()).hasValue((12L << 30) - (1L << 30) + (1L << 30));
+    assertThat(notifier.registeredThreshold())
+        .hasValue(registered((12L << 30) - (1L << 30) + (1L << 30)));
+  }
+
+  /** What the notifier registers for a kubelet line: the first whole page above it. */
+  private static long registered(long kubeletLine) {
+    return MemcgLine.registeredBytes(kubeletLine, Native.pageSize());
   }
 
   private static Summary podsSummary(long available, long usage, long workingSet) {
