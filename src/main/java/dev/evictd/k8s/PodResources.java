@@ -1,5 +1,7 @@
-package dev.evictd.api;
+package dev.evictd.k8s;
 
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.Quantity;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.k8s;
 
 import dev.evictd.api.Observation;
 import dev.evictd.api.Signal;
