@@ -3,16 +3,16 @@ package dev.evictd.bench;
 import static dev.evictd.bench.BenchData.MI;
 
 import dev.evictd.agent.AgentMetrics;
-import dev.evictd.agent.EventSink;
 import dev.evictd.agent.EvictionManager;
 import dev.evictd.agent.HttpEndpoints;
-import dev.evictd.agent.PodSource;
 import dev.evictd.agent.Readiness;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.executor.DryRunEvictor;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.PodSource;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
@@ -55,7 +55,7 @@ public final class ChurnAgent {
             return view.get(0);
           }
         };
-    dev.evictd.stats.StatsProvider stats =
+    dev.evictd.ports.StatsProvider stats =
         () -> {
           synchronized (lock) {
             // churn: pods replaced by new ones, as deployments roll

@@ -1,9 +1,7 @@
 package dev.evictd.bench;
 
 import dev.evictd.agent.AgentMetrics;
-import dev.evictd.agent.EventSink;
 import dev.evictd.agent.EvictionManager;
-import dev.evictd.agent.PodSource;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.EvictionPlan;
@@ -19,7 +17,9 @@ import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
 import dev.evictd.linux.HostStatsProvider;
 import dev.evictd.linux.MemcgThresholdNotifier;
-import dev.evictd.stats.StatsProvider;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.PodSource;
+import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import dev.evictd.testing.TestCgroup;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -13,9 +13,11 @@ import dev.evictd.api.StatsException;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
 import dev.evictd.engine.RuleSet;
-import dev.evictd.executor.NodeReclaimer;
-import dev.evictd.executor.PodEvictor;
-import dev.evictd.stats.StatsProvider;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.NodeReclaimer;
+import dev.evictd.ports.PodEvictor;
+import dev.evictd.ports.PodSource;
+import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
@@ -543,7 +545,7 @@ public final class EvictionManager implements AutoCloseable {
       outcome = EvictionOutcome.DRY_RUN;
     } else {
       try {
-        dev.evictd.executor.EvictionResult result = evictor.attempt(resolved);
+        dev.evictd.ports.EvictionResult result = evictor.attempt(resolved);
         outcome = result == null ? EvictionOutcome.FAILED : result.outcome();
         detail = result == null ? "" : result.detail();
       } catch (RuntimeException e) {

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * An exact, immutable reproduction of Kubernetes' {@code
- * k8s.io/apimachinery/pkg/api/resource.Quantity}.
+ * k8s.io/apimachinery/pkg/api/resource.Quantity} ({@code quantity.go}, with the suffixes of {@code
+ * suffix.go}).
  *
  * <p>The value is held exactly as {@code unscaled × 10^exponent} (never as a floating point
  * number). What is reproduced, following the newest upstream sources:

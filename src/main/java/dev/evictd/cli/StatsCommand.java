@@ -1,7 +1,7 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.Observation;
-import dev.evictd.engine.Observations;
+import dev.evictd.k8s.Observations;
 import dev.evictd.linux.HostStatsProvider;
 import dev.evictd.stats.Summary;
 import java.io.PrintWriter;

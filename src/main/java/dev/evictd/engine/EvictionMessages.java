@@ -2,10 +2,10 @@ package dev.evictd.engine;
 
 import dev.evictd.api.ContainerUsage;
 import dev.evictd.api.PodFact;
-import dev.evictd.api.PodResources;
 import dev.evictd.api.PodStats;
 import dev.evictd.api.Quantity;
 import dev.evictd.api.ReclaimTarget;
+import dev.evictd.k8s.PodResources;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;

@@ -26,6 +26,7 @@ import dev.evictd.api.ThresholdActive;
 import dev.evictd.api.ThresholdMet;
 import dev.evictd.api.ThresholdState;
 import dev.evictd.api.ThresholdUnresolved;
+import dev.evictd.k8s.Observations;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;

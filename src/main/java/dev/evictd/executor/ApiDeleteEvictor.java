@@ -6,6 +6,7 @@ import dev.evictd.api.PodRef;
 import dev.evictd.kube.ApiResponse;
 import dev.evictd.kube.KubeApi;
 import dev.evictd.kube.RetryPolicy;
+import dev.evictd.ports.PodEvictor;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import java.time.Clock;

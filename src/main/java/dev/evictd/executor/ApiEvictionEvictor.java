@@ -6,6 +6,8 @@ import dev.evictd.api.PodRef;
 import dev.evictd.kube.ApiResponse;
 import dev.evictd.kube.KubeApi;
 import dev.evictd.kube.RetryPolicy;
+import dev.evictd.ports.EvictionResult;
+import dev.evictd.ports.PodEvictor;
 import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import org.slf4j.Logger;

@@ -4,6 +4,7 @@ import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionOutcome;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.Processes;
+import dev.evictd.ports.PodEvictor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,6 +2,7 @@ package dev.evictd.executor;
 
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.ReclaimAction;
+import dev.evictd.ports.NodeReclaimer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

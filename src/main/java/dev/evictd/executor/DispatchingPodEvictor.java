@@ -4,6 +4,8 @@ import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.EvictionOutcome;
+import dev.evictd.ports.EvictionResult;
+import dev.evictd.ports.PodEvictor;
 import java.util.EnumMap;
 import java.util.Map;
 import org.slf4j.Logger;

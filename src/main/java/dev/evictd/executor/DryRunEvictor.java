@@ -2,6 +2,7 @@ package dev.evictd.executor;
 
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionOutcome;
+import dev.evictd.ports.PodEvictor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

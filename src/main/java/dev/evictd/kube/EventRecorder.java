@@ -1,8 +1,8 @@
 package dev.evictd.kube;
 
-import dev.evictd.agent.EventSink;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.PodRef;
+import dev.evictd.ports.EventSink;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;

@@ -1,7 +1,7 @@
 package dev.evictd.kube;
 
 import dev.evictd.api.StatsException;
-import dev.evictd.stats.StatsProvider;
+import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;

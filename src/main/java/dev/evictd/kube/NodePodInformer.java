@@ -1,6 +1,6 @@
 package dev.evictd.kube;
 
-import dev.evictd.agent.PodSource;
+import dev.evictd.ports.PodSource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

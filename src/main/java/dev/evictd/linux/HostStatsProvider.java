@@ -1,8 +1,8 @@
 package dev.evictd.linux;
 
 import dev.evictd.api.StatsException;
-import dev.evictd.engine.Observations;
-import dev.evictd.stats.StatsProvider;
+import dev.evictd.k8s.Observations;
+import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import java.io.IOException;
 import java.io.UncheckedIOException;

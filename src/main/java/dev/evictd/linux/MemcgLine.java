@@ -3,7 +3,7 @@ package dev.evictd.linux;
 import dev.evictd.api.MemcgThresholdCrossed.Direction;
 import dev.evictd.api.Signal;
 import dev.evictd.api.Threshold;
-import dev.evictd.engine.Observations;
+import dev.evictd.k8s.Observations;
 import dev.evictd.stats.Summary;
 import java.util.OptionalLong;
 

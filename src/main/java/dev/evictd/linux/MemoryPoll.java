@@ -231,7 +231,7 @@ public final class MemoryPoll implements AutoCloseable {
     Summary.MemoryStats m;
     if (signal == Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
       Summary.ContainerStats pods =
-          summary.node().systemContainer(dev.evictd.engine.Observations.PODS_SYSTEM_CONTAINER);
+          summary.node().systemContainer(dev.evictd.k8s.Observations.PODS_SYSTEM_CONTAINER);
       m = pods == null ? null : pods.memory();
     } else {
       m = summary.node().memory();

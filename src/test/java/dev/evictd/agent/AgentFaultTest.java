@@ -20,6 +20,8 @@ import dev.evictd.kube.KubeApi;
 import dev.evictd.kube.KubeSettings;
 import dev.evictd.kube.RetryPolicy;
 import dev.evictd.linux.MemcgThresholdNotifier;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.PodSource;
 import dev.evictd.testing.FakeKubeApiServer;
 import dev.evictd.testing.FakeStatsProvider;
 import dev.evictd.testing.TestCgroup;

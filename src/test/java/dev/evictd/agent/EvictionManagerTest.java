@@ -11,6 +11,8 @@ import dev.evictd.config.YamlNode;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.PodSource;
 import dev.evictd.testing.FakeStatsProvider;
 import dev.evictd.testing.MutableClock;
 import dev.evictd.testing.RecordingEvictor;

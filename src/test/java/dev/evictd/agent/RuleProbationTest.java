@@ -12,6 +12,7 @@ import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.engine.SyncBudget;
+import dev.evictd.ports.EventSink;
 import dev.evictd.stats.Summary;
 import dev.evictd.testing.FakeStatsProvider;
 import dev.evictd.testing.RecordingEvictor;

@@ -9,6 +9,7 @@ import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.EvictionOutcome;
 import dev.evictd.api.PodRef;
+import dev.evictd.ports.PodEvictor;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -16,7 +16,7 @@ import dev.evictd.reference.Scenario;
 import dev.evictd.reference.ScenarioGen;
 import dev.evictd.reference.YamlWriter;
 import dev.evictd.testing.prop.Choices;
-import dev.evictd.testing.prop.Property;
+import dev.evictd.testing.prop.ChoicesArbitrary;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,10 +28,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -51,12 +56,14 @@ class HostileInputTest {
   static final int TRIES = 150;
 
   @BeforeAll
+  @BeforeContainer
   static void setUp() throws IOException {
     dir = Files.createTempDirectory("evictd-hostile");
     rules = RuleCompiler.compileDefault();
   }
 
   @AfterAll
+  @AfterContainer
   static void cleanUp() throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
@@ -126,73 +133,78 @@ class HostileInputTest {
   // Generated hostile inputs
   // ---------------------------------------------------------------------------------------------------------------
 
-  @Test
-  void mutatedFixturesLoadOrFailClearlyAndRunWithoutCrashing() {
-    Property.of(
-            "a mutated fixture loads (and runs) or fails with one line naming the file",
-            mutated(HostileInputTest::fixtureText),
-            k ->
-                Hostile.contract(
-                    "hostile-fixture.yaml",
-                    () -> {
-                      Fixture f = FixtureLoader.parse(Path.of("hostile-fixture.yaml"), k.bytes());
-                      return new FixtureRunner(d -> rules).run(f);
-                    }))
-        .render(HostileInputTest::show)
-        .seed(71L)
-        .tries(TRIES)
-        .shrinkLimits(300, 60_000)
-        .check();
+  @Property(tries = TRIES, seed = "71")
+  void mutatedFixturesLoadOrFailClearlyAndRunWithoutCrashing(
+      @ForAll("mutatedFixtures") Case sample) {
+    ChoicesArbitrary.assertHolds(
+        "a mutated fixture loads (and runs) or fails with one line naming the file",
+        sample,
+        k ->
+            Hostile.contract(
+                "hostile-fixture.yaml",
+                () -> {
+                  Fixture f = FixtureLoader.parse(Path.of("hostile-fixture.yaml"), k.bytes());
+                  return new FixtureRunner(d -> rules).run(f);
+                }),
+        HostileInputTest::show);
   }
 
-  @Test
-  void mutatedKubeletConfigsLoadOrFailClearly() {
-    Property.of(
-            "a mutated KubeletConfiguration loads or fails with one line naming the file",
-            mutated(HostileInputTest::kubeletConfigText),
-            k ->
-                Hostile.contract(
-                    "kubelet.yaml",
-                    () ->
-                        KubeletEvictionConfig.from(
-                            YamlNode.parse("kubelet.yaml", k.bytes()), "node", FsLayout.SHARED)))
-        .render(HostileInputTest::show)
-        .seed(72L)
-        .tries(TRIES)
-        .shrinkLimits(300, 60_000)
-        .check();
+  @Provide
+  Arbitrary<Case> mutatedFixtures() {
+    return ChoicesArbitrary.of(mutated(HostileInputTest::fixtureText), 300);
   }
 
-  @Test
-  void mutatedSummariesLoadOrFailClearly() {
-    Property.of(
-            "a mutated stats summary loads or fails with one line naming the file",
-            mutated(HostileInputTest::summaryJson),
-            k -> {
-              Path file = write("summary.json", k.bytes());
-              return Hostile.contract(file.toString(), () -> CapturedInputs.summary(file));
-            })
-        .render(HostileInputTest::show)
-        .seed(73L)
-        .tries(TRIES)
-        .shrinkLimits(300, 60_000)
-        .check();
+  @Property(tries = TRIES, seed = "72")
+  void mutatedKubeletConfigsLoadOrFailClearly(@ForAll("mutatedKubeletConfigs") Case sample) {
+    ChoicesArbitrary.assertHolds(
+        "a mutated KubeletConfiguration loads or fails with one line naming the file",
+        sample,
+        k ->
+            Hostile.contract(
+                "kubelet.yaml",
+                () ->
+                    KubeletEvictionConfig.from(
+                        YamlNode.parse("kubelet.yaml", k.bytes()), "node", FsLayout.SHARED)),
+        HostileInputTest::show);
   }
 
-  @Test
-  void mutatedPodListsLoadOrFailClearly() {
-    Property.of(
-            "a mutated pod list loads or fails with one line naming the file",
-            mutated(HostileInputTest::podsText),
-            k -> {
-              Path file = write("pods.yaml", k.bytes());
-              return Hostile.contract(file.toString(), () -> CapturedInputs.pods(file));
-            })
-        .render(HostileInputTest::show)
-        .seed(74L)
-        .tries(TRIES)
-        .shrinkLimits(300, 60_000)
-        .check();
+  @Provide
+  Arbitrary<Case> mutatedKubeletConfigs() {
+    return ChoicesArbitrary.of(mutated(HostileInputTest::kubeletConfigText), 300);
+  }
+
+  @Property(tries = TRIES, seed = "73")
+  void mutatedSummariesLoadOrFailClearly(@ForAll("mutatedSummaries") Case sample) {
+    ChoicesArbitrary.assertHolds(
+        "a mutated stats summary loads or fails with one line naming the file",
+        sample,
+        k -> {
+          Path file = write("summary.json", k.bytes());
+          return Hostile.contract(file.toString(), () -> CapturedInputs.summary(file));
+        },
+        HostileInputTest::show);
+  }
+
+  @Provide
+  Arbitrary<Case> mutatedSummaries() {
+    return ChoicesArbitrary.of(mutated(HostileInputTest::summaryJson), 300);
+  }
+
+  @Property(tries = TRIES, seed = "74")
+  void mutatedPodListsLoadOrFailClearly(@ForAll("mutatedPodLists") Case sample) {
+    ChoicesArbitrary.assertHolds(
+        "a mutated pod list loads or fails with one line naming the file",
+        sample,
+        k -> {
+          Path file = write("pods.yaml", k.bytes());
+          return Hostile.contract(file.toString(), () -> CapturedInputs.pods(file));
+        },
+        HostileInputTest::show);
+  }
+
+  @Provide
+  Arbitrary<Case> mutatedPodLists() {
+    return ChoicesArbitrary.of(mutated(HostileInputTest::podsText), 300);
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -325,78 +337,82 @@ class HostileInputTest {
     return "the error names none of the files: " + err;
   }
 
-  @Test
-  void planCommandAnswersHostileFilesWithExitCode2AndOneLine() {
-    Property.of(
-            "evictd plan on hostile files: exit 2 and one line on err, or a plan",
-            c -> {
-              Scenario s = ScenarioGen.scenario(c);
-              int which = c.between(0, 2);
-              String config = kubeletConfigText(s);
-              String pods = podsText(s);
-              String summary = summaryJson(s);
-              byte[][] files = {
-                config.getBytes(StandardCharsets.UTF_8),
-                pods.getBytes(StandardCharsets.UTF_8),
-                summary.getBytes(StandardCharsets.UTF_8)
-              };
-              files[which] = Hostile.mutate(c, new String(files[which], StandardCharsets.UTF_8));
-              return files;
-            },
-            files -> {
-              Path config = write("cli-kubelet.yaml", files[0]);
-              Path pods = write("cli-pods.yaml", files[1]);
-              Path summary = write("cli-summary.json", files[2]);
-              Run r =
-                  cli(
-                      "plan",
-                      "--config",
-                      config.toString(),
-                      "--pods",
-                      pods.toString(),
-                      "--summary",
-                      summary.toString());
-              return cliContract(r, config.toString(), pods.toString(), summary.toString());
-            })
-        .render(
-            files ->
-                "config:\n"
-                    + Hostile.show(files[0])
-                    + "\npods:\n"
-                    + Hostile.show(files[1])
-                    + "\nsummary:\n"
-                    + Hostile.show(files[2]))
-        .seed(75L)
-        .tries(40)
-        .shrinkLimits(100, 60_000)
-        .check();
+  @Property(tries = 40, seed = "75")
+  void planCommandAnswersHostileFilesWithExitCode2AndOneLine(
+      @ForAll("hostileCliFiles") byte[][] sample) {
+    ChoicesArbitrary.assertHolds(
+        "evictd plan on hostile files: exit 2 and one line on err, or a plan",
+        sample,
+        files -> {
+          Path config = write("cli-kubelet.yaml", files[0]);
+          Path pods = write("cli-pods.yaml", files[1]);
+          Path summary = write("cli-summary.json", files[2]);
+          Run r =
+              cli(
+                  "plan",
+                  "--config",
+                  config.toString(),
+                  "--pods",
+                  pods.toString(),
+                  "--summary",
+                  summary.toString());
+          return cliContract(r, config.toString(), pods.toString(), summary.toString());
+        },
+        files ->
+            "config:\n"
+                + Hostile.show(files[0])
+                + "\npods:\n"
+                + Hostile.show(files[1])
+                + "\nsummary:\n"
+                + Hostile.show(files[2]));
   }
 
-  @Test
-  void replayAndTestCommandsReportHostileFixtures() {
-    Property.of(
-            "evictd replay and test on a hostile fixture: exit 2 with one line, or a run",
-            mutated(HostileInputTest::fixtureText),
-            k -> {
-              Path f = write("cli-fixture.yaml", k.bytes());
-              String replay = cliContract(cli("replay", f.toString()), f.toString());
-              if (replay != null) {
-                return "replay: " + replay;
-              }
-              Run test = cli("test", f.toString());
-              if (test.code() == 3 || !test.err().isEmpty()) {
-                return "test: exit " + test.code() + ", err " + test.err();
-              }
-              if (test.code() == 2
-                  && test.out().lines().filter(l -> l.startsWith("ERROR ")).count() != 1) {
-                return "test: exit 2 without one ERROR line: " + test.out();
-              }
-              return null;
-            })
-        .render(HostileInputTest::show)
-        .seed(76L)
-        .tries(20)
-        .shrinkLimits(100, 60_000)
-        .check();
+  @Provide
+  Arbitrary<byte[][]> hostileCliFiles() {
+    return ChoicesArbitrary.of(
+        c -> {
+          Scenario s = ScenarioGen.scenario(c);
+          int which = c.between(0, 2);
+          String config = kubeletConfigText(s);
+          String pods = podsText(s);
+          String summary = summaryJson(s);
+          byte[][] files = {
+            config.getBytes(StandardCharsets.UTF_8),
+            pods.getBytes(StandardCharsets.UTF_8),
+            summary.getBytes(StandardCharsets.UTF_8)
+          };
+          files[which] = Hostile.mutate(c, new String(files[which], StandardCharsets.UTF_8));
+          return files;
+        },
+        100);
+  }
+
+  @Property(tries = 20, seed = "76")
+  void replayAndTestCommandsReportHostileFixtures(@ForAll("hostileFixtures") Case sample) {
+    ChoicesArbitrary.assertHolds(
+        "evictd replay and test on a hostile fixture: exit 2 with one line, or a run",
+        sample,
+        k -> {
+          Path f = write("cli-fixture.yaml", k.bytes());
+          String replay = cliContract(cli("replay", f.toString()), f.toString());
+          if (replay != null) {
+            return "replay: " + replay;
+          }
+          Run test = cli("test", f.toString());
+          if (test.code() == 3 || !test.err().isEmpty()) {
+            return "test: exit " + test.code() + ", err " + test.err();
+          }
+          if (test.code() == 2
+              && test.out().lines().filter(l -> l.startsWith("ERROR ")).count() != 1) {
+            return "test: exit 2 without one ERROR line: " + test.out();
+          }
+          return null;
+        },
+        HostileInputTest::show);
+  }
+
+  @Provide
+  Arbitrary<Case> hostileFixtures() {
+    return ChoicesArbitrary.of(mutated(HostileInputTest::fixtureText), 100);
   }
 }

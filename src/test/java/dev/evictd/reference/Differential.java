@@ -2,7 +2,6 @@ package dev.evictd.reference;
 
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.api.PodResources;
 import dev.evictd.api.RankKey;
 import dev.evictd.api.ReclaimAction;
 import dev.evictd.api.Threshold;
@@ -15,6 +14,7 @@ import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureRunner;
 import dev.evictd.fixture.FixtureStep;
+import dev.evictd.k8s.PodResources;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,6 @@
 package dev.evictd.reference;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.evictd.config.YamlNode;
 import dev.evictd.fixture.Fixture;
@@ -9,12 +8,17 @@ import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureRunner;
 import dev.evictd.testing.prop.Choices;
-import dev.evictd.testing.prop.Property;
+import dev.evictd.testing.prop.ChoicesArbitrary;
+import dev.evictd.testing.prop.JqwikRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -122,27 +126,17 @@ class FixtureWriterTest {
 
   @Test
   void aFailingPropertyPrintsAShrunkFixtureThatLoads() {
-    // a property that fails as soon as a scenario has two pods and a step with pod statistics
-    Property<Scenario> p =
-        Property.of(
-                "fails on two pods",
-                ScenarioGen::scenario,
-                s ->
-                    s.pods().size() >= 2 && s.steps().size() >= 2 ? "two pods and two steps" : null)
-            .render(Differential::fixtureText)
-            .seed(5L)
-            .tries(500);
-    assertThatThrownBy(p::check)
+    Throwable failure = JqwikRun.failureOf(FailsOnTwoPods.class, "noTwoPodsAndTwoSteps");
+    assertThat(failure)
         .isInstanceOf(AssertionError.class)
         .satisfies(
             e -> {
               String msg = e.getMessage();
-              assertThat(msg)
-                  .contains("fails on two pods: falsified")
-                  .contains("two pods and two steps");
+              assertThat(msg).contains("fails on two pods: two pods and two steps");
               String yaml =
                   msg.substring(
-                      msg.indexOf("--- shrunk case ---\n") + "--- shrunk case ---\n".length());
+                      msg.indexOf(ChoicesArbitrary.CASE + "\n")
+                          + (ChoicesArbitrary.CASE + "\n").length());
               Fixture f =
                   FixtureLoader.parse(
                       Path.of("shrunk.yaml"), yaml.getBytes(StandardCharsets.UTF_8));
@@ -151,5 +145,22 @@ class FixtureWriterTest {
               assertThat(f.steps()).hasSize(2);
               assertThat(new FixtureRunner(dir -> Differential.rules()).run(f).passed()).isTrue();
             });
+  }
+
+  /** A property that fails as soon as a scenario has two pods and two steps. */
+  static class FailsOnTwoPods {
+    @Property(tries = 500, seed = "5")
+    void noTwoPodsAndTwoSteps(@ForAll("scenarios") Scenario s) {
+      ChoicesArbitrary.assertHolds(
+          "fails on two pods",
+          s,
+          x -> x.pods().size() >= 2 && x.steps().size() >= 2 ? "two pods and two steps" : null,
+          Differential::fixtureText);
+    }
+
+    @Provide
+    Arbitrary<Scenario> scenarios() {
+      return ChoicesArbitrary.of(ScenarioGen::scenario);
+    }
   }
 }

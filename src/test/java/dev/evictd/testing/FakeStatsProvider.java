@@ -1,7 +1,7 @@
 package dev.evictd.testing;
 
 import dev.evictd.api.StatsException;
-import dev.evictd.stats.StatsProvider;
+import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.evictd.testing;
 
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionOutcome;
-import dev.evictd.executor.PodEvictor;
+import dev.evictd.ports.PodEvictor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

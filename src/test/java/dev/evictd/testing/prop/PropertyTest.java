@@ -1,14 +1,18 @@
 package dev.evictd.testing.prop;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import org.junit.jupiter.api.Test;
 
 /**
- * The property runner: deterministic cases from a seed, replay, and shrinking to a minimal failing
- * case.
+ * Property tests on jqwik over {@link Choices}: deterministic cases from a seed, replay, every case
+ * checked, and shrinking to a minimal failing case.
  */
 class PropertyTest {
 
@@ -33,58 +37,75 @@ class PropertyTest {
 
   @Test
   void aPassingPropertyChecksEveryCase() {
-    int[] seen = {0};
-    Property.Report r =
-        Property.of("non-negative", c -> c.between(0, 100), v -> v >= 0 ? null : "negative")
-            .tries(250)
-            .check();
-    assertThat(r.cases()).isEqualTo(Integer.getInteger("evictd.prop.tries", 250));
-    Property.of(
-            "counts",
-            c -> c.between(0, 1),
-            v -> {
-              seen[0]++;
-              return null;
-            })
-        .tries(30)
-        .check();
-    assertThat(seen[0]).isEqualTo(Integer.getInteger("evictd.prop.tries", 30));
+    Properties.SEEN.set(0);
+    assertThat(JqwikRun.failureOf(Properties.class, "nonNegative")).isNull();
+    assertThat(Properties.SEEN.get()).isEqualTo(250);
   }
 
   @Test
   void aFailureIsShrunkToTheSmallestCase() {
     // fails when the list holds an element of at least 500: the smallest such case is [500]
-    Property<List<Integer>> p =
-        Property.of(
-                "all small",
-                c -> c.listOf(0, 10, 0.8, () -> c.between(0, 1000)),
-                l -> l.stream().anyMatch(x -> x >= 500) ? "an element >= 500" : null)
-            .render(String::valueOf)
-            .seed(3)
-            .tries(1000);
-    assertThatThrownBy(p::check)
+    Throwable failure = JqwikRun.failureOf(Properties.class, "allSmall");
+    assertThat(failure)
         .isInstanceOf(AssertionError.class)
-        .hasMessageContaining("all small: falsified")
-        .hasMessageContaining("an element >= 500")
-        .hasMessageEndingWith("--- shrunk case ---\n[500]");
+        .hasMessageContaining("all small: an element >= 500")
+        .hasMessageEndingWith(ChoicesArbitrary.CASE + "\n[500]");
   }
 
   @Test
   void anExceptionInTheCheckIsAFailureNotACrash() {
-    Property<Integer> p =
-        Property.of(
-                "throws",
-                c -> c.between(0, 10),
-                v -> {
-                  if (v > 3) {
-                    throw new IllegalStateException("boom " + v);
-                  }
-                  return null;
-                })
-            .seed(1)
-            .tries(200);
-    assertThatThrownBy(p::check)
+    Throwable failure = JqwikRun.failureOf(Properties.class, "throwsAboveThree");
+    assertThat(failure)
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("threw java.lang.IllegalStateException: boom 4");
+  }
+
+  /** Properties the tests above run with jqwik (the build does not run them by themselves). */
+  static class Properties {
+    static final AtomicInteger SEEN = new AtomicInteger();
+
+    @Property(tries = 250)
+    void nonNegative(@ForAll("zeroToHundred") int v) {
+      SEEN.incrementAndGet();
+      ChoicesArbitrary.assertHolds("non-negative", v, x -> x >= 0 ? null : "negative", x -> "" + x);
+    }
+
+    @Property(tries = 1000, seed = "3")
+    void allSmall(@ForAll("lists") List<Integer> l) {
+      ChoicesArbitrary.assertHolds(
+          "all small",
+          l,
+          x -> x.stream().anyMatch(e -> e >= 500) ? "an element >= 500" : null,
+          String::valueOf);
+    }
+
+    @Property(tries = 200, seed = "1")
+    void throwsAboveThree(@ForAll("zeroToTen") int v) {
+      ChoicesArbitrary.assertHolds(
+          "throws",
+          v,
+          x -> {
+            if (x > 3) {
+              throw new IllegalStateException("boom " + x);
+            }
+            return null;
+          },
+          x -> "" + x);
+    }
+
+    @Provide
+    Arbitrary<Integer> zeroToHundred() {
+      return ChoicesArbitrary.of(c -> c.between(0, 100));
+    }
+
+    @Provide
+    Arbitrary<Integer> zeroToTen() {
+      return ChoicesArbitrary.of(c -> c.between(0, 10));
+    }
+
+    @Provide
+    Arbitrary<List<Integer>> lists() {
+      return ChoicesArbitrary.of(c -> c.listOf(0, 10, 0.8, () -> c.between(0, 1000)));
+    }
   }
 }

@@ -1,10 +1,12 @@
-package dev.evictd.api;
+package dev.evictd.k8s;
 
 import static dev.evictd.api.Quantity.Format.BINARY_SI;
 import static dev.evictd.api.Quantity.Format.DECIMAL_SI;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.Quantity;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;

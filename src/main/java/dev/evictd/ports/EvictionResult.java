@@ -1,4 +1,4 @@
-package dev.evictd.executor;
+package dev.evictd.ports;
 
 import dev.evictd.api.EvictionOutcome;
 

@@ -1,4 +1,4 @@
-package dev.evictd.agent;
+package dev.evictd.ports;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;

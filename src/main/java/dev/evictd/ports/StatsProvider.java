@@ -1,4 +1,6 @@
-package dev.evictd.stats;
+package dev.evictd.ports;
+
+import dev.evictd.stats.Summary;
 
 /** A source of node statistics: the kubelet Summary API, this host, or a fixture. */
 public interface StatsProvider {

@@ -1,4 +1,4 @@
-package dev.evictd.agent;
+package dev.evictd.ports;
 
 import dev.evictd.api.EvictionDecision;
 

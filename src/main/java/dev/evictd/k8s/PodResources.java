@@ -1,5 +1,7 @@
-package dev.evictd.api;
+package dev.evictd.k8s;
 
+import dev.evictd.api.ConfigException;
+import dev.evictd.api.Quantity;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,13 +22,14 @@ import java.util.TreeMap;
  * in-place-resize status resources):
  *
  * <ul>
- *   <li>{@code k8s.io/component-helpers/resource} {@code PodRequests}/{@code PodLimits} and {@code
- *       IsPodLevelResourcesSet}/{@code IsPodLevelRequestsSet};
- *   <li>{@code pkg/api/v1/resource.GetResourceRequestQuantity};
- *   <li>{@code pkg/apis/core/v1/helper/qos} {@code ComputePodQOS}/{@code GetPodQOS};
- *   <li>{@code pkg/kubelet/types} {@code IsStaticPod}/{@code IsMirrorPod}/{@code IsCriticalPod};
- *   <li>{@code pkg/kubelet/eviction} {@code localVolumeNames} with {@code
- *       pkg/volume/util.IsLocalEphemeralVolume}.
+ *   <li>{@code k8s.io/component-helpers/resource/helpers.go}: {@code PodRequests}/{@code PodLimits}
+ *       and {@code IsPodLevelResourcesSet}/{@code IsPodLevelRequestsSet};
+ *   <li>{@code pkg/api/v1/resource/helpers.go}: {@code GetResourceRequestQuantity};
+ *   <li>{@code pkg/apis/core/v1/helper/qos/qos.go}: {@code ComputePodQOS}/{@code GetPodQOS};
+ *   <li>{@code pkg/kubelet/types/pod_update.go}: {@code IsStaticPod}/{@code IsMirrorPod}/{@code
+ *       IsCriticalPod};
+ *   <li>{@code pkg/kubelet/eviction/helpers.go}: {@code localVolumeNames}, with {@code
+ *       pkg/volume/util/util.go}: {@code IsLocalEphemeralVolume}.
  * </ul>
  *
  * <p>Quantities are read from fabric8's text ({@code amount + format}) with {@link Quantity#parse},

@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.k8s;
 
 import dev.evictd.api.Observation;
 import dev.evictd.api.Signal;
@@ -6,7 +6,10 @@ import dev.evictd.stats.Summary;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** The kubelet's makeSignalObservations: which summary fields observe which signal. */
+/**
+ * The kubelet's {@code makeSignalObservations} ({@code pkg/kubelet/eviction/helpers.go}): which
+ * summary fields observe which signal.
+ */
 public final class Observations {
   /** The system container holding the pods (the allocatable cgroup). */
   public static final String PODS_SYSTEM_CONTAINER = "pods";
