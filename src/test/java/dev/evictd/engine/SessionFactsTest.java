@@ -31,10 +31,11 @@ class SessionFactsTest {
   @TempDir Path dir;
 
   private final EvictionConfig config = config(HARD_1GI);
-  private final SessionFacts facts = new SessionFacts(config);
-  private final GuardedSession session = new GuardedSession(SyncBudget.DEFAULT, facts::podCount);
   private final Pod a = pod("a", 0);
   private final Pod b = pod("b", 0);
+  private SessionHarness h;
+  private SessionFacts facts;
+  private GuardedSession session;
 
   @BeforeEach
   void open() {
@@ -49,21 +50,18 @@ class SessionFactsTest {
             then
             end
             """);
-    facts.clock(1, T0);
-    run(
-        () -> {
-          session.open(rules);
-          facts.loadInto(session, List.of());
-        });
+    h = new SessionHarness(rules, config);
+    facts = h.facts;
+    session = h.session;
   }
 
   @AfterEach
   void close() {
-    session.close();
+    h.close();
   }
 
   private void run(Runnable work) {
-    assertThat(session.guarded("test", work)).isNull();
+    h.run(work);
   }
 
   private List<Object> inSession(Class<?> type) {
@@ -73,16 +71,7 @@ class SessionFactsTest {
   }
 
   private List<String> sync(long seq, List<Pod> pods, Summary summary) {
-    List<String> warnings = new ArrayList<>();
-    facts.clock(seq, T0.plusSeconds(10 * seq));
-    run(
-        () -> {
-          facts.clearPerSync(session);
-          facts.updateClock(session);
-          facts.updateObservations(session, summary);
-          facts.updatePods(session, pods, summary, warnings);
-        });
-    return warnings;
+    return h.sync(seq, T0.plusSeconds(10 * seq), pods, summary);
   }
 
   @Test
