@@ -10,7 +10,9 @@ import dev.evictd.api.PodFact;
 import dev.evictd.api.PodRef;
 import dev.evictd.api.Signal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,7 +132,33 @@ public final class DecisionGuard {
   }
 
   /**
-   * Reviews one sync's decisions in the order given (the first decision for a pod wins).
+   * One sync's decisions in the order {@link #review} must see them, since the first decision for a
+   * pod wins and the others are refused as {@link Refusal#DUPLICATE}: local-storage decisions first
+   * (the kubelet acts on local-storage limits before node pressure), then by the pod's place in the
+   * active list, decisions that name no active pod last (review refuses them); ties keep the order
+   * given.
+   *
+   * @param activeByUid this sync's active pods by uid (null for a uid that is not one)
+   */
+  public static List<EvictionDecision> reviewOrder(
+      List<EvictionDecision> decisions, Function<String, PodFact> activeByUid) {
+    Map<String, Integer> positions = new HashMap<>();
+    for (EvictionDecision d : decisions) {
+      String uid = d.pod() == null ? null : d.pod().uid();
+      PodFact pod = uid == null ? null : activeByUid.apply(uid);
+      positions.put(uid, pod == null ? Integer.MAX_VALUE : pod.position());
+    }
+    List<EvictionDecision> sorted = new ArrayList<>(decisions);
+    sorted.sort(
+        Comparator.comparing(
+                (EvictionDecision d) -> d.kind() != EvictionDecision.Kind.LOCAL_STORAGE)
+            .thenComparing(d -> positions.get(d.pod() == null ? null : d.pod().uid())));
+    return sorted;
+  }
+
+  /**
+   * Reviews one sync's decisions in the order given (the first decision for a pod wins; {@link
+   * #reviewOrder} is the order the planner gives).
    *
    * @param decisions the decisions the rules made, each with the rules behind it
    * @param activeByUid this sync's active pods by uid (null for a uid that is not one)

@@ -63,7 +63,7 @@ class RankOrderTest {
       List<RankKey> keys = keys(r, 1 + r.nextInt(200), round % 3 != 0, round % 2 == 0);
       List<RankKey> expected = new ArrayList<>(keys);
       expected.sort(Comparator.naturalOrder());
-      assertThat(Planner.sorted(keys)).as("round " + round).containsExactlyElementsOf(expected);
+      assertThat(RankOrder.sorted(keys)).as("round " + round).containsExactlyElementsOf(expected);
     }
   }
 }
