@@ -1,8 +1,8 @@
 package dev.evictd.cli;
 
-import dev.evictd.engine.RuleCompiler;
-import dev.evictd.engine.RuleProvenance;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.ruleset.RuleProvenance;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.evictd.engine;
 
+import dev.evictd.ruleset.lint.PolicyAllowlist;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;

@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,6 +1,11 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset;
 
 import dev.evictd.api.RulesException;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.RuleSource;
+import dev.evictd.ruleset.lint.CompiledCodeCheck;
+import dev.evictd.ruleset.lint.PolicyFinding;
+import dev.evictd.ruleset.lint.PolicyLint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

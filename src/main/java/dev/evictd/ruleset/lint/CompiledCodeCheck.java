@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
@@ -51,7 +51,7 @@ import org.objectweb.asm.Type;
  *
  * Drools' own invoker classes (generated from templates, with no rule text in them) are not read.
  */
-final class CompiledCodeCheck {
+public final class CompiledCodeCheck {
   /**
    * Engine members generated consequence code calls (owner, then members); their descriptors are
    * not checked.
@@ -136,7 +136,7 @@ final class CompiledCodeCheck {
   private CompiledCodeCheck() {}
 
   /** Checks every rule, function and declared type of a compiled rule set. */
-  static List<PolicyFinding> check(KieBase kbase, PolicyLint.Report report, String source) {
+  public static List<PolicyFinding> check(KieBase kbase, PolicyLint.Report report, String source) {
     Set<PolicyFinding> out = new LinkedHashSet<>();
     for (KiePackage p : kbase.getKiePackages()) {
       if (!(p instanceof InternalKnowledgePackage ip)) {

@@ -1,5 +1,6 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
+import dev.evictd.engine.RuleRegex;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,7 +16,7 @@ import java.util.Set;
  * outermost class is. The same lists serve the source check ({@link PolicyLint}) and the
  * compiled-code check ({@link CompiledCodeCheck}).
  */
-final class PolicyAllowlist {
+public final class PolicyAllowlist {
   /** The package every rule file must declare (or a package below it). */
   static final String RULES_PACKAGE = "dev.evictd.rules";
 
@@ -377,7 +378,7 @@ final class PolicyAllowlist {
    * Whether a package is the rules' own package (classes the rules define: declared types,
    * functions).
    */
-  static boolean isRulePackage(String pkg) {
+  public static boolean isRulePackage(String pkg) {
     return pkg.equals(RULES_PACKAGE) || pkg.startsWith(RULES_PACKAGE + ".");
   }
 
