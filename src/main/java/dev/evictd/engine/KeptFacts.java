@@ -1,6 +1,5 @@
 package dev.evictd.engine;
 
-import dev.evictd.ruleset.lint.PolicyAllowlist;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;
@@ -192,9 +191,8 @@ final class KeptFacts {
    */
   private static boolean followed(Class<?> c) {
     String n = c.getName();
-    return !c.isSynthetic()
-        && !c.isHidden()
-        && (n.startsWith("dev.evictd.") || PolicyAllowlist.isRulePackage(c.getPackageName()));
+    // the rules' package (dev.evictd.rules) is below dev.evictd
+    return !c.isSynthetic() && !c.isHidden() && n.startsWith("dev.evictd.");
   }
 
   private static Field[] instanceFields(Class<?> c) {

@@ -16,7 +16,7 @@ import java.util.Set;
  * outermost class is. The same lists serve the source check ({@link PolicyLint}) and the
  * compiled-code check ({@link CompiledCodeCheck}).
  */
-public final class PolicyAllowlist {
+final class PolicyAllowlist {
   /** The package every rule file must declare (or a package below it). */
   static final String RULES_PACKAGE = "dev.evictd.rules";
 
@@ -378,7 +378,7 @@ public final class PolicyAllowlist {
    * Whether a package is the rules' own package (classes the rules define: declared types,
    * functions).
    */
-  public static boolean isRulePackage(String pkg) {
+  static boolean isRulePackage(String pkg) {
     return pkg.equals(RULES_PACKAGE) || pkg.startsWith(RULES_PACKAGE + ".");
   }
 
