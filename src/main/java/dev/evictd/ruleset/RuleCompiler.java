@@ -6,6 +6,7 @@ import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.lint.CompiledCodeCheck;
 import dev.evictd.ruleset.lint.PolicyFinding;
 import dev.evictd.ruleset.lint.PolicyLint;
+import dev.evictd.ruleset.lint.StoredLint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -68,20 +69,116 @@ public final class RuleCompiler {
    *     trusted experiments only
    * @param pinnedSha256 the SHA-256 the rule set must have, or null
    * @param ownership what to check of the rule files' owners and modes
+   * @param cache where sets already checked are remembered, or null for none (the packaged default
+   *     rules' entry is used either way)
    */
-  public record Options(boolean allowUnsafe, String pinnedSha256, Ownership ownership) {
-    /** The default: lint enforced, no pin, owners and modes not checked. */
+  public record Options(
+      boolean allowUnsafe, String pinnedSha256, Ownership ownership, RuleSetCache cache) {
+    /** The default: lint enforced, no pin, owners and modes not checked, no cache. */
     public static final Options STRICT = new Options(false, null, Ownership.IGNORE);
+
+    /** Options without a cache. */
+    public Options(boolean allowUnsafe, String pinnedSha256, Ownership ownership) {
+      this(allowUnsafe, pinnedSha256, ownership, null);
+    }
 
     /** These options with another pin. */
     public Options withPin(String sha256) {
-      return new Options(allowUnsafe, sha256, ownership);
+      return new Options(allowUnsafe, sha256, ownership, cache);
     }
 
     /** These options with another ownership check. */
     public Options withOwnership(Ownership o) {
-      return new Options(allowUnsafe, pinnedSha256, o);
+      return new Options(allowUnsafe, pinnedSha256, o, cache);
     }
+
+    /** These options with another cache (null for none). */
+    public Options withCache(RuleSetCache c) {
+      return new Options(allowUnsafe, pinnedSha256, ownership, c);
+    }
+  }
+
+  /**
+   * What checking a rule set found, without necessarily compiling it ({@code rules check}).
+   *
+   * @param source the directory, file or "default"
+   * @param files the rule files, in load order
+   * @param sha256 the rule set's SHA-256
+   * @param rules how many rules it compiles to
+   * @param warnings what was reported without refusing it
+   * @param cached whether a verified cache entry answered (nothing was compiled)
+   */
+  public record Checked(
+      String source,
+      List<String> files,
+      String sha256,
+      long rules,
+      List<String> warnings,
+      boolean cached) {
+    public Checked {
+      files = List.copyOf(files);
+      warnings = List.copyOf(warnings);
+    }
+  }
+
+  /**
+   * Checks a rules directory as {@link #compile(Path, Options)} does; an unchanged set with a
+   * verified cache entry is answered from it without compiling.
+   */
+  public static Checked check(Path dir, Options options) {
+    List<String> warnings = new ArrayList<>();
+    List<RuleSource> sources =
+        new Reader(options.ownership(), warnings).read(dir, new java.util.LinkedHashSet<>());
+    return check(dir.toString(), sources, options, warnings);
+  }
+
+  /** Checks one rule file on its own, as {@link #compileFile} does. */
+  public static Checked checkFile(Path file, Options options) {
+    List<String> warnings = new ArrayList<>();
+    Reader reader = new Reader(options.ownership(), warnings);
+    if (!Files.isRegularFile(file)) {
+      throw new RulesException(file + ": not a rule file");
+    }
+    reader.checkOwnership(file);
+    List<RuleSource> sources =
+        List.of(new RuleSource(file.getFileName().toString(), file.toString(), readText(file)));
+    return check(file.toString(), sources, options, warnings);
+  }
+
+  /** Checks the packaged default rules, as {@link #compileDefault(Options)} does. */
+  public static Checked checkDefault(Options options) {
+    return check("default", readDefault(), options, new ArrayList<>());
+  }
+
+  private static Checked check(
+      String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    String sha256 = prepare(source, sources, options, warnings);
+    RuleSetCache.Entry cached = lookup(source, sha256, options);
+    if (cached == null) {
+      RuleSet rs = compile(source, sources, options, warnings);
+      return new Checked(source, rs.files(), sha256, ruleCount(rs), rs.warnings(), false);
+    }
+    PolicyLint.Report report = cached.lint().toReport();
+    refuseOrWarn(
+        report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
+    refuseOrWarn(
+        report.findings().stream().filter(PolicyFinding::deferToCompiler).toList(),
+        options,
+        warnings);
+    refuseOrWarn(unparsed(report), options, warnings);
+    refuseOrWarn(cached.compiledFindings(), options, warnings);
+    return new Checked(source, cached.files(), sha256, cached.rules(), warnings, true);
+  }
+
+  /** The verified entry for a set: the configured cache's, else the packaged one; or null. */
+  private static RuleSetCache.Entry lookup(String source, String sha256, Options options) {
+    RuleSetCache.Entry e = options.cache() == null ? null : options.cache().lookup(source, sha256);
+    return e != null ? e : RuleSetCache.packaged(sha256);
+  }
+
+  /** How many rules a compiled set has. */
+  static long ruleCount(RuleSet rs) {
+    return rs.kieBase().getKiePackages().stream().mapToLong(p -> p.getRules().size()).sum();
   }
 
   /** Compiles the rule files of {@code dir} ({@code *.drl}, in name order). */
@@ -330,7 +427,8 @@ public final class RuleCompiler {
     return compile(source, sources, options, new ArrayList<>());
   }
 
-  private static RuleSet compile(
+  /** The pin, the unsafe warning and the text check; returns the set's SHA-256. */
+  private static String prepare(
       String source, List<RuleSource> sources, Options options, List<String> warnings) {
     String sha256 = sha256(sources);
     if (options.pinnedSha256() != null) {
@@ -349,7 +447,17 @@ public final class RuleCompiler {
         throw new RulesException(s.path() + ": not a text file");
       }
     }
-    PolicyLint.Report report = PolicyLint.check(sources);
+    return sha256;
+  }
+
+  private static RuleSet compile(
+      String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    String sha256 = prepare(source, sources, options, warnings);
+    // A verified entry stands for the lint of these exact sources; the set is still compiled and
+    // its compiled code checked below, so a cached set is exactly as confined as a fresh one.
+    RuleSetCache.Entry cached = lookup(source, sha256, options);
+    PolicyLint.Report report =
+        cached != null ? cached.lint().toReport() : PolicyLint.check(sources);
     // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it
     // goes first.
     // If the rules compile all the same, they are refused below.
@@ -359,20 +467,34 @@ public final class RuleCompiler {
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
     RuleSet rs = build(source, sources, sha256, warnings);
     refuseOrWarn(deferred, options, warnings);
-    if (!report.unparsed().isEmpty()) {
-      // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
-      refuseOrWarn(
-          report.unparsed().stream()
-              .map(
-                  f ->
-                      new PolicyFinding(
-                          f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
-              .toList(),
-          options,
-          warnings);
+    // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
+    refuseOrWarn(unparsed(report), options, warnings);
+    List<PolicyFinding> compiled = CompiledCodeCheck.check(rs.kieBase(), report, source);
+    refuseOrWarn(compiled, options, warnings);
+    if (cached == null && options.cache() != null) {
+      options
+          .cache()
+          .store(
+              new RuleSetCache.Entry(
+                  RuleSetCache.FORMAT,
+                  RuleSetCache.evictdVersion(),
+                  RuleSetCache.droolsVersion(),
+                  sha256,
+                  rs.files(),
+                  ruleCount(rs),
+                  StoredLint.of(report),
+                  compiled));
     }
-    refuseOrWarn(CompiledCodeCheck.check(rs.kieBase(), report, source), options, warnings);
     return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
+  }
+
+  private static List<PolicyFinding> unparsed(PolicyLint.Report report) {
+    return report.unparsed().stream()
+        .map(
+            f ->
+                new PolicyFinding(
+                    f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
+        .toList();
   }
 
   private static void refuseOrWarn(

@@ -59,6 +59,22 @@ final class RuleNames {
   }
 
   /** Every class a simple name may denote (empty: it names no class, e.g. it is a variable). */
+  String rulePackage() {
+    return rulePackage;
+  }
+
+  Set<String> ruleTypes() {
+    return ruleTypes;
+  }
+
+  Map<String, String> singleImports() {
+    return singleImports;
+  }
+
+  List<String> wildcardPrefixes() {
+    return wildcardPrefixes;
+  }
+
   List<String> simple(String name) {
     if (name.isEmpty() || name.startsWith("$")) {
       return List.of();
