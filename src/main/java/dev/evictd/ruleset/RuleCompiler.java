@@ -450,12 +450,29 @@ public final class RuleCompiler {
     return sha256;
   }
 
+  /**
+   * Compiles sources with every check and stores the cache entry, whatever entry there already is
+   * (the build's packaged entry: {@link PackagedRuleSet}).
+   */
+  static RuleSet compileFresh(String source, List<RuleSource> sources, Options options) {
+    return compile(source, sources, options, new ArrayList<>(), true);
+  }
+
   private static RuleSet compile(
       String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    return compile(source, sources, options, warnings, false);
+  }
+
+  private static RuleSet compile(
+      String source,
+      List<RuleSource> sources,
+      Options options,
+      List<String> warnings,
+      boolean fresh) {
     String sha256 = prepare(source, sources, options, warnings);
     // A verified entry stands for the lint of these exact sources; the set is still compiled and
     // its compiled code checked below, so a cached set is exactly as confined as a fresh one.
-    RuleSetCache.Entry cached = lookup(source, sha256, options);
+    RuleSetCache.Entry cached = fresh ? null : lookup(source, sha256, options);
     PolicyLint.Report report =
         cached != null ? cached.lint().toReport() : PolicyLint.check(sources);
     // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it

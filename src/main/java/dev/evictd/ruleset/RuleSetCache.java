@@ -48,7 +48,6 @@ public final class RuleSetCache {
   private static final String SUFFIX = ".entry";
   private static final int MAX_ENTRY_BYTES = 16 * 1024 * 1024;
   private static final Logger LOG = LoggerFactory.getLogger(RuleSetCache.class);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
   /**
@@ -94,6 +93,11 @@ public final class RuleSetCache {
       files = List.copyOf(files);
       compiledFindings = List.copyOf(compiledFindings);
     }
+  }
+
+  /** The mapper entries are written with, made on first use (reading needs none). */
+  private static final class Writer {
+    static final JsonMapper JSON = JsonMapper.builder().build();
   }
 
   private final Path dir;
@@ -178,9 +182,12 @@ public final class RuleSetCache {
     }
     Entry e;
     try {
-      e = JSON.readValue(body, Entry.class);
+      e = EntryReader.read(body);
     } catch (JacksonException ex) {
       refused(where, source, "unreadable: " + ex.getOriginalMessage());
+      return null;
+    } catch (IllegalArgumentException ex) {
+      refused(where, source, "unreadable: " + ex.getMessage());
       return null;
     }
     if (otherSetsQuiet && !sourcesSha256.equals(e.sourcesSha256())) {
@@ -250,9 +257,14 @@ public final class RuleSetCache {
     }
   }
 
+  /** The entry file this cache holds for a set, if any (for the build's packaged entry). */
+  Path entryFile(String sourcesSha256) {
+    return dir.resolve(key(sourcesSha256) + SUFFIX);
+  }
+
   /** An entry's bytes: the SHA-256 of its JSON on the first line, then the JSON. */
   static byte[] encode(Entry e) {
-    String body = JSON.writeValueAsString(e);
+    String body = Writer.JSON.writeValueAsString(e);
     return ("sha256:" + sha256(body) + "\n" + body).getBytes(StandardCharsets.UTF_8);
   }
 
@@ -268,7 +280,7 @@ public final class RuleSetCache {
   static String evictdVersion() {
     String v = evictdVersion;
     if (v == null) {
-      String declared = RuleSetCache.class.getPackage().getImplementationVersion();
+      String declared = declaredVersion();
       StringBuilder all = new StringBuilder();
       for (String c : CHECKER_CLASSES) {
         try (InputStream in = RuleSetCache.class.getClassLoader().getResourceAsStream(c)) {
@@ -287,6 +299,25 @@ public final class RuleSetCache {
       evictdVersion = v;
     }
     return v;
+  }
+
+  /**
+   * The version the build wrote into {@code version.properties} (the same in and out of the jar).
+   */
+  private static String declaredVersion() {
+    try (InputStream in = RuleSetCache.class.getResourceAsStream("version.properties")) {
+      if (in != null) {
+        Properties p = new Properties();
+        p.load(in);
+        String v = p.getProperty("version");
+        if (v != null && !v.isBlank() && !v.startsWith("${")) {
+          return v.trim();
+        }
+      }
+    } catch (IOException e) {
+      // fall through: unknown
+    }
+    return RuleSetCache.class.getPackage().getImplementationVersion();
   }
 
   /** The version of the Drools compiler on the class path. */

@@ -156,6 +156,52 @@ class RuleSetCacheTest {
     assertThat(refusal(() -> RuleCompiler.compileFile(hostile, options(cache)))).isEqualTo(fresh);
   }
 
+  @Test
+  void anEntryReadsBackEqualToWhatWasWritten() {
+    var lint =
+        new dev.evictd.ruleset.lint.StoredLint(
+            List.of(
+                new dev.evictd.ruleset.lint.PolicyFinding(
+                    "r.drl", 3, "rule \"x\"", "java.lang.Runtime", "processes \u00e9")),
+            java.util.Map.of("x", new dev.evictd.ruleset.lint.PolicyLint.Location("r.drl", 3, "w")),
+            java.util.Map.of(),
+            java.util.Set.of("T"),
+            List.of(),
+            java.util.Map.of("T", new dev.evictd.ruleset.lint.PolicyLint.Location("r.drl", 9, "d")),
+            "dev.evictd.rules",
+            java.util.Set.of("T"),
+            java.util.Map.of("Quantity", "dev.evictd.api.Quantity"),
+            List.of("dev.evictd.api."));
+    RuleSetCache.Entry e =
+        new RuleSetCache.Entry(
+            RuleSetCache.FORMAT, "v", "d", "a".repeat(64), List.of("r.drl"), 7, lint, List.of());
+    String text = new String(RuleSetCache.encode(e), StandardCharsets.UTF_8);
+    assertThat(EntryReader.read(text.substring(text.indexOf('\n') + 1))).isEqualTo(e);
+  }
+
+  @Test
+  void aMalformedEntryIsRefusedNotThrown() {
+    byte[] bad =
+        stamp("{\"format\":\"" + RuleSetCache.FORMAT + "\"}").getBytes(StandardCharsets.UTF_8);
+    assertThat(RuleSetCache.verified("x", "s", "a".repeat(64), bad, false)).isNull();
+    byte[] notJson = stamp("{[").getBytes(StandardCharsets.UTF_8);
+    assertThat(RuleSetCache.verified("x", "s", "a".repeat(64), notJson, false)).isNull();
+  }
+
+  @Test
+  void theBuildsPackagedEntryHoldsForTheDefaultRulesAndOnlyForThem(@TempDir Path tmp)
+      throws IOException {
+    Path out = tmp.resolve("evictd-rules.cache");
+    PackagedRuleSet.write(out);
+    byte[] bytes = Files.readAllBytes(out);
+    String sha = RuleCompiler.sha256(RuleCompiler.readDefault());
+    RuleSetCache.Entry e = RuleSetCache.verified("packaged", "default", sha, bytes, true);
+    assertThat(e).isNotNull();
+    assertThat(e.rules()).isPositive();
+    assertThat(e.lint().findings()).isEmpty();
+    assertThat(RuleSetCache.verified("packaged", "other", "b".repeat(64), bytes, true)).isNull();
+  }
+
   static String refusal(Runnable r) {
     try {
       r.run();
