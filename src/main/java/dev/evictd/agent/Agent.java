@@ -33,6 +33,7 @@ import dev.evictd.linux.NotifierFactory;
 import dev.evictd.linux.PsiReader;
 import dev.evictd.linux.PsiTrigger;
 import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.ruleset.RuleSetCache;
 import dev.evictd.stats.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -154,7 +155,11 @@ public final class Agent implements AutoCloseable {
       LOG.warn(
           "policy lint DISABLED (allowUnsafeRules): rules may call any Java; use only for trusted experiments");
     }
-    return new RuleCompiler.Options(unsafe, c.rulesSha256(), RuleCompiler.Ownership.ENFORCE);
+    return new RuleCompiler.Options(
+        unsafe,
+        c.rulesSha256(),
+        RuleCompiler.Ownership.ENFORCE,
+        c.rulesCacheDir() == null ? null : RuleSetCache.at(c.rulesCacheDir()));
   }
 
   /** The eviction configuration: the kubelet's file, inline settings, or the kubelet's defaults. */

@@ -70,6 +70,8 @@ import java.util.Set;
  *     path); both kubelet drivers' forms find either's directory
  * @param adaptivePoll whether to poll the memory usage files at an interval that shrinks near a
  *     memory threshold (the v2 fast path, the v1 safety net)
+ * @param rulesCacheDir where rule sets already checked are remembered (verified entries, see {@code
+ *     RuleSetCache}); default {@code STATEDIR/rules-cache}, {@code off} (null) for none
  */
 public record AgentConfig(
     String nodeName,
@@ -105,7 +107,8 @@ public record AgentConfig(
     int rulesProbationSyncs,
     boolean taints,
     String podsCgroup,
-    boolean adaptivePoll) {
+    boolean adaptivePoll,
+    Path rulesCacheDir) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS =
@@ -143,7 +146,8 @@ public record AgentConfig(
           "rulesProbationSyncs",
           "taints",
           "podsCgroup",
-          "adaptivePoll");
+          "adaptivePoll",
+          "rulesCacheDir");
 
   /**
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
@@ -317,7 +321,17 @@ public record AgentConfig(
         r.positiveInt("rulesProbationSyncs", 6),
         r.bool("taints", false),
         r.string("podsCgroup", "kubepods"),
-        r.bool("adaptivePoll", true));
+        r.bool("adaptivePoll", true),
+        rulesCacheDir(
+            r.string("rulesCacheDir", null), r.path("stateDir", Path.of("/var/lib/evictd"))));
+  }
+
+  /** The rule-set cache: {@code off} for none, default {@code STATEDIR/rules-cache}. */
+  static Path rulesCacheDir(String value, Path stateDir) {
+    if (value == null || value.isBlank()) {
+      return stateDir.resolve("rules-cache");
+    }
+    return value.trim().equalsIgnoreCase("off") ? null : Path.of(value.trim());
   }
 
   /** The configuration's name of a method: {@code dry-run}, {@code delete}... */

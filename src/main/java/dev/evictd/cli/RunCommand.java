@@ -206,6 +206,14 @@ final class RunCommand implements Callable<Integer> {
   String stateDir;
 
   @Option(
+      names = "--rules-cache-dir",
+      paramLabel = "DIR|off",
+      description =
+          "Where rule sets already checked are remembered, so a restart does not check an unchanged set"
+              + " again (default STATEDIR/rules-cache; off: none).")
+  String rulesCacheDir;
+
+  @Option(
       names = "--rules-probation-syncs",
       paramLabel = "N",
       description = "Clean syncs a new rule set needs before it is trusted (default 6).")
@@ -261,6 +269,7 @@ final class RunCommand implements Callable<Integer> {
     f.put("rulesProbationSyncs", rulesProbationSyncs);
     f.put("podsCgroup", podsCgroup);
     f.put("adaptivePoll", adaptivePoll);
+    f.put("rulesCacheDir", rulesCacheDir);
     return f;
   }
 
