@@ -1,7 +1,7 @@
 package dev.evictd.bench;
 
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
 
 /** The packaged default rules, compiled once per JVM. */
 final class Rules {

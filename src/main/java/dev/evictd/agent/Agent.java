@@ -7,7 +7,6 @@ import dev.evictd.config.GoDuration;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
 import dev.evictd.engine.Planner;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.executor.ApiDeleteEvictor;
 import dev.evictd.executor.ApiEvictionEvictor;
@@ -36,6 +35,8 @@ import dev.evictd.ports.NodeReclaimer;
 import dev.evictd.ports.PodEvictor;
 import dev.evictd.ports.PodSource;
 import dev.evictd.ports.StatsProvider;
+import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.ruleset.RuleSetCache;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -156,7 +157,11 @@ public final class Agent implements AutoCloseable {
       LOG.warn(
           "policy lint DISABLED (allowUnsafeRules): rules may call any Java; use only for trusted experiments");
     }
-    return new RuleCompiler.Options(unsafe, c.rulesSha256(), RuleCompiler.Ownership.ENFORCE);
+    return new RuleCompiler.Options(
+        unsafe,
+        c.rulesSha256(),
+        RuleCompiler.Ownership.ENFORCE,
+        c.rulesCacheDir() == null ? null : RuleSetCache.at(c.rulesCacheDir()));
   }
 
   /** The eviction configuration: the kubelet's file, inline settings, or the kubelet's defaults. */

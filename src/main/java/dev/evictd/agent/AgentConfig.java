@@ -214,7 +214,13 @@ public record AgentConfig(
             help =
                 "Poll the memory usage files faster near a memory threshold: cgroup v2's fast"
                     + " path, cgroup v1's safety net.")
-        boolean adaptivePoll) {
+        boolean adaptivePoll,
+    @Setting(
+            label = "DIR|off",
+            help =
+                "Where rule sets already checked are remembered, so a restart does not check an"
+                    + " unchanged set again (default STATEDIR/rules-cache; off: none).")
+        Path rulesCacheDir) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS = keys();
@@ -343,7 +349,18 @@ public record AgentConfig(
     if (r.get("kubeletTokenFile") == null) {
       v.put("kubeletTokenFile", KubeletEndpoint.SERVICE_ACCOUNT_TOKEN);
     }
+    Path cache = r.get("rulesCacheDir");
+    v.put(
+        "rulesCacheDir", rulesCacheDir(cache == null ? null : cache.toString(), r.get("stateDir")));
     return construct(v);
+  }
+
+  /** The rule-set cache: {@code off} for none, default {@code STATEDIR/rules-cache}. */
+  static Path rulesCacheDir(String value, Path stateDir) {
+    if (value == null || value.isBlank()) {
+      return stateDir.resolve("rules-cache");
+    }
+    return value.trim().equalsIgnoreCase("off") ? null : Path.of(value.trim());
   }
 
   /** The record from values by key, in component order. */

@@ -1,7 +1,7 @@
 package dev.evictd.agent;
 
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSource;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;

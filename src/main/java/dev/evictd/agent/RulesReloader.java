@@ -1,8 +1,8 @@
 package dev.evictd.agent;
 
 import dev.evictd.api.EvictdException;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;

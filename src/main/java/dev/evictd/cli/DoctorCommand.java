@@ -22,8 +22,11 @@ import tools.jackson.databind.node.ObjectNode;
     description =
         "Check this node: cgroup version and memory controller, memcg threshold notifications (on a temporary child cgroup), PSI triggers, paths, host statistics. One line per check: ok, warn or fail.")
 final class DoctorCommand implements Callable<Integer> {
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  /** Made on first use: picocli creates every command at start-up, and a mapper costs start-up. */
+  private static final class Json {
+    static final JsonMapper MAPPER =
+        JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  }
 
   @Mixin OutputOption.Table output = new OutputOption.Table();
 
@@ -58,7 +61,7 @@ final class DoctorCommand implements Callable<Integer> {
     List<NodeDoctor.Check> checks = doctor.run();
     boolean passed = NodeDoctor.passed(checks);
     if (output.json()) {
-      ObjectNode root = MAPPER.createObjectNode();
+      ObjectNode root = Json.MAPPER.createObjectNode();
       root.put("passed", passed);
       ArrayNode arr = root.putArray("checks");
       for (NodeDoctor.Check c : checks) {
@@ -67,7 +70,7 @@ final class DoctorCommand implements Callable<Integer> {
             .put("status", c.status().toString())
             .put("detail", c.detail());
       }
-      out.println(MAPPER.writeValueAsString(root));
+      out.println(Json.MAPPER.writeValueAsString(root));
     } else {
       for (NodeDoctor.Check c : checks) {
         out.printf("%-4s  %-22s %s%n", c.status(), c.name(), c.detail());

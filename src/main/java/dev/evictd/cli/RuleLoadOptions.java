@@ -1,9 +1,11 @@
 package dev.evictd.cli;
 
-import dev.evictd.engine.RuleCompiler;
-import dev.evictd.engine.RuleProvenance;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.ruleset.RuleProvenance;
+import dev.evictd.ruleset.RuleSetCache;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -33,6 +35,24 @@ class RuleLoadOptions {
       })
   boolean allowUnsafe;
 
+  /**
+   * The environment variable naming the rule-set cache directory ({@code off}: no cache), when
+   * {@code --rules-cache} is not given.
+   */
+  static final String CACHE_ENV = "EVICTD_RULES_CACHE";
+
+  @Option(
+      names = "--rules-cache",
+      paramLabel = "DIR|off",
+      description = {
+        "Where rule sets already checked are remembered, so an unchanged set is not checked again"
+            + " (entries are verified, see docs/security.md); off: none.",
+        "Default: $"
+            + CACHE_ENV
+            + ", else $XDG_CACHE_HOME/evictd/rules, else ~/.cache/evictd/rules."
+      })
+  String cache;
+
   @Option(
       names = "--strict-permissions",
       description =
@@ -42,10 +62,28 @@ class RuleLoadOptions {
   /** The load options, with {@code ownership} unless --strict-permissions asks to enforce it. */
   RuleCompiler.Options options(RuleCompiler.Ownership ownership) {
     String p = pin == null ? null : RuleProvenance.normalizePin(pin);
+    Path dir = cacheDir(cache, System.getenv(), System.getProperty("user.home"));
     return new RuleCompiler.Options(
         allowUnsafe || unsafeFromEnv(System.getenv()),
         p,
-        strictPermissions ? RuleCompiler.Ownership.ENFORCE : ownership);
+        strictPermissions ? RuleCompiler.Ownership.ENFORCE : ownership,
+        dir == null ? null : RuleSetCache.at(dir));
+  }
+
+  /**
+   * The rule-set cache directory: the flag, else {@value #CACHE_ENV}, else the user's cache
+   * directory; null for {@code off} (or when there is no home directory).
+   */
+  static Path cacheDir(String flag, Map<String, String> env, String home) {
+    String v = flag != null ? flag : env.get(CACHE_ENV);
+    if (v != null && !v.isBlank()) {
+      return v.trim().equalsIgnoreCase("off") ? null : Path.of(v.trim());
+    }
+    String xdg = env.get("XDG_CACHE_HOME");
+    if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+      return Path.of(xdg, "evictd", "rules");
+    }
+    return home == null || home.isBlank() ? null : Path.of(home, ".cache", "evictd", "rules");
   }
 
   /** Whether the environment asks for unsafe rules ({@code 1}, {@code true} or {@code yes}). */
@@ -62,7 +100,12 @@ class RuleLoadOptions {
 
   /** Prints what loading a rule set reported without refusing it. */
   static void printWarnings(RuleSet rs, PrintWriter err) {
-    for (String w : rs.warnings()) {
+    printWarnings(rs.warnings(), err);
+  }
+
+  /** Prints what checking a rule set reported without refusing it. */
+  static void printWarnings(java.util.List<String> warnings, PrintWriter err) {
+    for (String w : warnings) {
       err.println("evictd: warning: " + w);
     }
     err.flush();

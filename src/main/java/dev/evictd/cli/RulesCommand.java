@@ -2,12 +2,12 @@ package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureRunner;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,29 +67,45 @@ final class RulesCommand implements Runnable {
     @Override
     public Integer call() {
       RuleCompiler.Options options = load.options(RuleCompiler.Ownership.WARN);
-      RuleSet rs;
-      if (dir == null) {
-        rs = RuleCompiler.compileDefault(options);
+      RuleCompiler.Checked checked;
+      RuleSet rs = null;
+      if (run != null) {
+        // running the set needs it compiled
+        if (dir == null) {
+          rs = RuleCompiler.compileDefault(options);
+        } else if (Files.isRegularFile(dir)) {
+          rs = RuleCompiler.compileFile(dir, options);
+        } else {
+          rs = RuleCompiler.compile(dir, options);
+        }
+        checked =
+            new RuleCompiler.Checked(
+                rs.source(), rs.files(), rs.sha256(), ruleCount(rs), rs.warnings(), false);
+      } else if (dir == null) {
+        checked = RuleCompiler.checkDefault(options);
       } else if (Files.isRegularFile(dir)) {
-        rs = RuleCompiler.compileFile(dir, options);
+        checked = RuleCompiler.checkFile(dir, options);
       } else {
-        rs = RuleCompiler.compile(dir, options);
+        checked = RuleCompiler.check(dir, options);
       }
-      RuleLoadOptions.printWarnings(rs, spec.commandLine().getErr());
-      long rules = rs.kieBase().getKiePackages().stream().mapToLong(p -> p.getRules().size()).sum();
+      RuleLoadOptions.printWarnings(checked.warnings(), spec.commandLine().getErr());
       spec.commandLine()
           .getOut()
           .println(
               "ok: "
-                  + rs.source()
+                  + checked.source()
                   + ": "
-                  + rs.files().size()
+                  + checked.files().size()
                   + " files, "
-                  + rules
+                  + checked.rules()
                   + " rules, sha256 "
-                  + rs.sha256()
+                  + checked.sha256()
                   + (options.allowUnsafe() ? ", policy lint DISABLED" : ", policy lint passed"));
-      return run == null ? Main.OK : runFixtures(rs);
+      return rs == null ? Main.OK : runFixtures(rs);
+    }
+
+    private static long ruleCount(RuleSet rs) {
+      return rs.kieBase().getKiePackages().stream().mapToLong(p -> p.getRules().size()).sum();
     }
 
     /**

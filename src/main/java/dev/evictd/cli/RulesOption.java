@@ -1,7 +1,7 @@
 package dev.evictd.cli;
 
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

@@ -22,8 +22,11 @@ import tools.jackson.databind.json.JsonMapper;
     description =
         "Print this host's statistics (memory, filesystems, PIDs, pod cgroups) as a stats summary, read from cgroups, statvfs and /proc.")
 final class StatsCommand implements Callable<Integer> {
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  /** Made on first use: picocli creates every command at start-up, and a mapper costs start-up. */
+  private static final class Json {
+    static final JsonMapper MAPPER =
+        JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  }
 
   @Option(
       names = "--node",
@@ -61,7 +64,7 @@ final class StatsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Summary s = new HostStatsProvider(HostOptions.paths(spec), node, Clock.systemUTC()).summary();
     if (output.json()) {
-      out.println(MAPPER.writeValueAsString(s));
+      out.println(Json.MAPPER.writeValueAsString(s));
     } else {
       out.println("node     " + s.node().nodeName());
       for (Observation o : Observations.of(s).values()) {

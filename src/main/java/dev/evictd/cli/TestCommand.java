@@ -1,11 +1,11 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureRunner;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

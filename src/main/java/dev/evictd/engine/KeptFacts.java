@@ -191,9 +191,8 @@ final class KeptFacts {
    */
   private static boolean followed(Class<?> c) {
     String n = c.getName();
-    return !c.isSynthetic()
-        && !c.isHidden()
-        && (n.startsWith("dev.evictd.") || PolicyAllowlist.isRulePackage(c.getPackageName()));
+    // the rules' package (dev.evictd.rules) is below dev.evictd
+    return !c.isSynthetic() && !c.isHidden() && n.startsWith("dev.evictd.");
   }
 
   private static Field[] instanceFields(Class<?> c) {

@@ -51,7 +51,7 @@ public final class RuleRegex {
    * The syntax error of a pattern RE2 does not accept, or null when it compiles (the policy lint
    * checks literal patterns with it).
    */
-  static String syntaxError(String regex) {
+  public static String syntaxError(String regex) {
     try {
       compile(regex);
       return null;

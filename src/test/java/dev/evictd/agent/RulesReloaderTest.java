@@ -2,8 +2,8 @@ package dev.evictd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

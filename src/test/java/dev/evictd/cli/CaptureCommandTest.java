@@ -2,11 +2,11 @@ package dev.evictd.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureRunner;
 import dev.evictd.kube.KubeSettings;
+import dev.evictd.ruleset.RuleCompiler;
 import dev.evictd.testing.FakeKubeApiServer;
 import dev.evictd.testing.FakeKubelet;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -2,7 +2,7 @@ package dev.evictd.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.evictd.engine.RuleCompiler;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

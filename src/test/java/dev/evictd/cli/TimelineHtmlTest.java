@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.Fixture;
 import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureRunner;
+import dev.evictd.ruleset.RuleCompiler;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.File;

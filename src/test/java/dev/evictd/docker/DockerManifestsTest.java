@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.agent.AgentConfig;
 import dev.evictd.config.YamlNode;
-import dev.evictd.engine.RuleCompiler;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

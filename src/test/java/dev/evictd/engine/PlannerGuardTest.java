@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.EvictionPlan.Refusal;
+import dev.evictd.ruleset.RuleCompiler;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;

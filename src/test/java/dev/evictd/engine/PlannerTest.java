@@ -7,6 +7,7 @@ import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.FsLayout;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
+import dev.evictd.ruleset.RuleCompiler;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -2,6 +2,7 @@ package dev.evictd.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.evictd.engine;
 
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

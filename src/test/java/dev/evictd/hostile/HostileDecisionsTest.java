@@ -331,7 +331,7 @@ class HostileDecisionsTest {
   @Test
   void theSecretsRuleSetsPlanHasNoSecretInIt(@TempDir Path dir) throws Exception {
     dev.evictd.engine.RuleSet rules =
-        dev.evictd.engine.RuleCompiler.compile(CORPUS.resolve("secrets"));
+        dev.evictd.ruleset.RuleCompiler.compile(CORPUS.resolve("secrets"));
     var config =
         dev.evictd.config.KubeletEvictionConfig.from(
             YamlNode.parse("k.yaml", "evictionHard: {memory.available: 1Gi}\n".getBytes()),

@@ -9,7 +9,7 @@ import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
-import dev.evictd.engine.RuleCompiler;
+import dev.evictd.ruleset.RuleCompiler;
 import dev.evictd.testing.FakeKubeApiServer;
 import dev.evictd.testing.FakeStatsProvider;
 import dev.evictd.testing.MutableClock;

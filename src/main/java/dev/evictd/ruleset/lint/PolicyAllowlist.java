@@ -1,5 +1,6 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
+import dev.evictd.engine.RuleRegex;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

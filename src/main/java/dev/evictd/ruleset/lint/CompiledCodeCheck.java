@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
@@ -51,7 +51,7 @@ import org.objectweb.asm.Type;
  *
  * Drools' own invoker classes (generated from templates, with no rule text in them) are not read.
  */
-final class CompiledCodeCheck {
+public final class CompiledCodeCheck {
   /**
    * Engine members generated consequence code calls (owner, then members); their descriptors are
    * not checked.
@@ -136,7 +136,7 @@ final class CompiledCodeCheck {
   private CompiledCodeCheck() {}
 
   /** Checks every rule, function and declared type of a compiled rule set. */
-  static List<PolicyFinding> check(KieBase kbase, PolicyLint.Report report, String source) {
+  public static List<PolicyFinding> check(KieBase kbase, PolicyLint.Report report, String source) {
     Set<PolicyFinding> out = new LinkedHashSet<>();
     for (KiePackage p : kbase.getKiePackages()) {
       if (!(p instanceof InternalKnowledgePackage ip)) {
@@ -634,24 +634,28 @@ final class CompiledCodeCheck {
 
   /**
    * A class name from a class file ({@code java/io/File}, {@code [Ljava/io/File;}) as a binary
-   * name.
+   * name, array brackets dropped (read by ASM's {@link Type}).
    */
   private static String internal(String name) {
-    return PolicyAllowlist.elementType(name.replace('/', '.'));
+    Type t = Type.getObjectType(name);
+    return (t.getSort() == Type.ARRAY ? t.getElementType() : t).getClassName();
   }
 
-  /** The class names in a method or field descriptor. */
+  /** The class names in a method or field descriptor (array element types included). */
   static List<String> descriptorTypes(String descriptor) {
+    Type t = Type.getType(descriptor);
+    List<Type> types = new ArrayList<>();
+    if (t.getSort() == Type.METHOD) {
+      types.addAll(List.of(t.getArgumentTypes()));
+      types.add(t.getReturnType());
+    } else {
+      types.add(t);
+    }
     List<String> out = new ArrayList<>();
-    int i = 0;
-    while (i < descriptor.length()) {
-      char c = descriptor.charAt(i);
-      if (c == 'L') {
-        int end = descriptor.indexOf(';', i);
-        out.add(descriptor.substring(i + 1, end).replace('/', '.'));
-        i = end + 1;
-      } else {
-        i++;
+    for (Type u : types) {
+      Type e = u.getSort() == Type.ARRAY ? u.getElementType() : u;
+      if (e.getSort() == Type.OBJECT) {
+        out.add(e.getClassName());
       }
     }
     return out;

@@ -1,5 +1,6 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
+import dev.evictd.engine.RuleSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

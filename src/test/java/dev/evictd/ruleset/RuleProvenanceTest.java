@@ -1,9 +1,10 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.evictd.api.RulesException;
+import dev.evictd.engine.RuleSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset;
 
 import dev.evictd.api.RulesException;
 import java.io.IOException;

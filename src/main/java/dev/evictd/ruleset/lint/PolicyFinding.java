@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 /**
  * One thing the policy lint refuses in a rule set.

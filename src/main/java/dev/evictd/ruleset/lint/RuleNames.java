@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -59,6 +59,22 @@ final class RuleNames {
   }
 
   /** Every class a simple name may denote (empty: it names no class, e.g. it is a variable). */
+  String rulePackage() {
+    return rulePackage;
+  }
+
+  Set<String> ruleTypes() {
+    return ruleTypes;
+  }
+
+  Map<String, String> singleImports() {
+    return singleImports;
+  }
+
+  List<String> wildcardPrefixes() {
+    return wildcardPrefixes;
+  }
+
   List<String> simple(String name) {
     if (name.isEmpty() || name.startsWith("$")) {
       return List.of();

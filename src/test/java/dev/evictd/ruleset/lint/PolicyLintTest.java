@@ -1,10 +1,13 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.evictd.api.RulesException;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.RuleSource;
+import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

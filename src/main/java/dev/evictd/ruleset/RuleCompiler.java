@@ -1,14 +1,13 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset;
 
 import dev.evictd.api.RulesException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URL;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.RuleSource;
+import dev.evictd.ruleset.lint.CompiledCodeCheck;
+import dev.evictd.ruleset.lint.PolicyFinding;
+import dev.evictd.ruleset.lint.PolicyLint;
+import dev.evictd.ruleset.lint.StoredLint;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -16,9 +15,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.kie.api.KieBase;
 import org.kie.api.KieServices;
 import org.kie.api.builder.KieBuilder;
@@ -40,7 +37,6 @@ public final class RuleCompiler {
   private static final String RULES_PACKAGE_DIR = "dev/evictd/rules/";
   private static final String KIE_PREFIX = "src/main/resources/" + RULES_PACKAGE_DIR;
   private static final AtomicLong COUNTER = new AtomicLong();
-  private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(RuleCompiler.class);
 
@@ -63,20 +59,117 @@ public final class RuleCompiler {
    *     trusted experiments only
    * @param pinnedSha256 the SHA-256 the rule set must have, or null
    * @param ownership what to check of the rule files' owners and modes
+   * @param cache where sets already checked are remembered, or null for none (the packaged default
+   *     rules' entry is used either way)
    */
-  public record Options(boolean allowUnsafe, String pinnedSha256, Ownership ownership) {
-    /** The default: lint enforced, no pin, owners and modes not checked. */
+  public record Options(
+      boolean allowUnsafe, String pinnedSha256, Ownership ownership, RuleSetCache cache) {
+    /** The default: lint enforced, no pin, owners and modes not checked, no cache. */
     public static final Options STRICT = new Options(false, null, Ownership.IGNORE);
+
+    /** Options without a cache. */
+    public Options(boolean allowUnsafe, String pinnedSha256, Ownership ownership) {
+      this(allowUnsafe, pinnedSha256, ownership, null);
+    }
 
     /** These options with another pin. */
     public Options withPin(String sha256) {
-      return new Options(allowUnsafe, sha256, ownership);
+      return new Options(allowUnsafe, sha256, ownership, cache);
     }
 
     /** These options with another ownership check. */
     public Options withOwnership(Ownership o) {
-      return new Options(allowUnsafe, pinnedSha256, o);
+      return new Options(allowUnsafe, pinnedSha256, o, cache);
     }
+
+    /** These options with another cache (null for none). */
+    public Options withCache(RuleSetCache c) {
+      return new Options(allowUnsafe, pinnedSha256, ownership, c);
+    }
+  }
+
+  /**
+   * What checking a rule set found, without necessarily compiling it ({@code rules check}).
+   *
+   * @param source the directory, file or "default"
+   * @param files the rule files, in load order
+   * @param sha256 the rule set's SHA-256
+   * @param rules how many rules it compiles to
+   * @param warnings what was reported without refusing it
+   * @param cached whether a verified cache entry answered (nothing was compiled)
+   */
+  public record Checked(
+      String source,
+      List<String> files,
+      String sha256,
+      long rules,
+      List<String> warnings,
+      boolean cached) {
+    public Checked {
+      files = List.copyOf(files);
+      warnings = List.copyOf(warnings);
+    }
+  }
+
+  /**
+   * Checks a rules directory as {@link #compile(Path, Options)} does; an unchanged set with a
+   * verified cache entry is answered from it without compiling.
+   */
+  public static Checked check(Path dir, Options options) {
+    List<String> warnings = new ArrayList<>();
+    List<RuleSource> sources = new RuleSetReader(options.ownership(), warnings).read(dir);
+    return check(dir.toString(), sources, options, warnings);
+  }
+
+  /** Checks one rule file on its own, as {@link #compileFile} does. */
+  public static Checked checkFile(Path file, Options options) {
+    List<String> warnings = new ArrayList<>();
+    RuleSetReader reader = new RuleSetReader(options.ownership(), warnings);
+    if (!Files.isRegularFile(file)) {
+      throw new RulesException(file + ": not a rule file");
+    }
+    reader.checkOwnership(file);
+    List<RuleSource> sources =
+        List.of(
+            new RuleSource(
+                file.getFileName().toString(), file.toString(), RuleSetReader.readText(file)));
+    return check(file.toString(), sources, options, warnings);
+  }
+
+  /** Checks the packaged default rules, as {@link #compileDefault(Options)} does. */
+  public static Checked checkDefault(Options options) {
+    return check("default", readDefault(), options, new ArrayList<>());
+  }
+
+  private static Checked check(
+      String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    String sha256 = prepare(source, sources, options, warnings);
+    RuleSetCache.Entry cached = lookup(source, sha256, options);
+    if (cached == null) {
+      RuleSet rs = compile(source, sources, options, warnings);
+      return new Checked(source, rs.files(), sha256, ruleCount(rs), rs.warnings(), false);
+    }
+    PolicyLint.Report report = cached.lint().toReport();
+    refuseOrWarn(
+        report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
+    refuseOrWarn(
+        report.findings().stream().filter(PolicyFinding::deferToCompiler).toList(),
+        options,
+        warnings);
+    refuseOrWarn(unparsed(report), options, warnings);
+    refuseOrWarn(cached.compiledFindings(), options, warnings);
+    return new Checked(source, cached.files(), sha256, cached.rules(), warnings, true);
+  }
+
+  /** The verified entry for a set: the configured cache's, else the packaged one; or null. */
+  private static RuleSetCache.Entry lookup(String source, String sha256, Options options) {
+    RuleSetCache.Entry e = options.cache() == null ? null : options.cache().lookup(source, sha256);
+    return e != null ? e : RuleSetCache.packaged(sha256);
+  }
+
+  /** How many rules a compiled set has. */
+  static long ruleCount(RuleSet rs) {
+    return rs.kieBase().getKiePackages().stream().mapToLong(p -> p.getRules().size()).sum();
   }
 
   /** Compiles the rule files of {@code dir} ({@code *.drl}, in name order). */
@@ -87,21 +180,23 @@ public final class RuleCompiler {
   /** Compiles the rule files of {@code dir} with the given options. */
   public static RuleSet compile(Path dir, Options options) {
     List<String> warnings = new ArrayList<>();
-    Reader reader = new Reader(options.ownership(), warnings);
-    List<RuleSource> sources = reader.read(dir, new java.util.LinkedHashSet<>());
+    RuleSetReader reader = new RuleSetReader(options.ownership(), warnings);
+    List<RuleSource> sources = reader.read(dir);
     return compile(dir.toString(), sources, options, warnings);
   }
 
   /** Compiles one rule file on its own (no manifest, no defaults). */
   public static RuleSet compileFile(Path file, Options options) {
     List<String> warnings = new ArrayList<>();
-    Reader reader = new Reader(options.ownership(), warnings);
+    RuleSetReader reader = new RuleSetReader(options.ownership(), warnings);
     if (!Files.isRegularFile(file)) {
       throw new RulesException(file + ": not a rule file");
     }
     reader.checkOwnership(file);
     List<RuleSource> sources =
-        List.of(new RuleSource(file.getFileName().toString(), file.toString(), readText(file)));
+        List.of(
+            new RuleSource(
+                file.getFileName().toString(), file.toString(), RuleSetReader.readText(file)));
     return compile(file.toString(), sources, options, warnings);
   }
 
@@ -121,8 +216,6 @@ public final class RuleCompiler {
   /** The optional manifest of a rules directory that builds on another rule set. */
   public static final String MANIFEST = "rules.yaml";
 
-  private static final int MAX_EXTENDS_DEPTH = 8;
-
   /**
    * Reads the rule files of a directory. A directory with a {@code rules.yaml} manifest builds on
    * another rule set: {@code extends: default} (the packaged rules) or a path relative to the
@@ -130,183 +223,12 @@ public final class RuleCompiler {
    * [name.drl]} drops base files.
    */
   public static List<RuleSource> read(Path dir) {
-    return new Reader(Ownership.IGNORE, new ArrayList<>())
-        .read(dir, new java.util.LinkedHashSet<>());
-  }
-
-  /** Reads rule directories, checking the owners and modes of what it reads. */
-  private static final class Reader {
-    private final Ownership ownership;
-    private final List<String> warnings;
-    private final RuleProvenance provenance;
-
-    Reader(Ownership ownership, List<String> warnings) {
-      this.ownership = ownership;
-      this.warnings = warnings;
-      this.provenance = ownership == Ownership.IGNORE ? null : RuleProvenance.forCurrentUser();
-    }
-
-    void checkOwnership(Path p) {
-      if (provenance == null) {
-        return;
-      }
-      List<String> problems = provenance.problems(p);
-      if (problems.isEmpty()) {
-        return;
-      }
-      if (ownership == Ownership.ENFORCE) {
-        throw new RulesException(
-            String.join("\n", problems)
-                + "\n(rule files must be writable only by root or evictd's user)");
-      }
-      for (String w : problems) {
-        LOG.warn("{}", w);
-        warnings.add(w);
-      }
-    }
-
-    private List<RuleSource> read(Path dir, java.util.Set<Path> chain) {
-      Path key = dir.toAbsolutePath().normalize();
-      if (!chain.add(key)) {
-        throw new RulesException(dir + ": rule sets extend each other in a cycle: " + chain);
-      }
-      if (chain.size() > MAX_EXTENDS_DEPTH) {
-        throw new RulesException(
-            dir + ": rule sets extend each other too deeply (more than " + MAX_EXTENDS_DEPTH + ")");
-      }
-      Path manifest = dir.resolve(MANIFEST);
-      if (Files.isDirectory(dir)) {
-        checkOwnership(dir);
-      }
-      if (!Files.isRegularFile(manifest)) {
-        return readDir(dir, true);
-      }
-      checkOwnership(manifest);
-      dev.evictd.config.YamlNode m;
-      try {
-        m =
-            dev.evictd.config.YamlNode.parse(
-                manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
-        if (!m.isMap()) {
-          throw m.error("expected a mapping with \"extends\"");
-        }
-        m.requireKnownKeys(java.util.Set.of("extends", "exclude"));
-      } catch (dev.evictd.api.ConfigException e) {
-        throw new RulesException(e.getMessage());
-      }
-      dev.evictd.config.YamlNode ext = m.get("extends");
-      if (ext == null || ext.isNull()) {
-        throw new RulesException(
-            m.where() + ": missing required key \"extends\" (default, or a rules directory)");
-      }
-      List<RuleSource> base;
-      try {
-        String e = ext.asString(false);
-        base = e.equals("default") ? readDefault() : read(dir.resolve(e), chain);
-      } catch (dev.evictd.api.ConfigException e) {
-        throw new RulesException(e.getMessage());
-      }
-      java.util.Set<String> exclude = new java.util.HashSet<>();
-      dev.evictd.config.YamlNode ex = m.get("exclude");
-      if (ex != null) {
-        for (dev.evictd.config.YamlNode n : ex.asListOrEmpty()) {
-          String name = n.asString(false);
-          if (base.stream().noneMatch(s -> s.name().equals(name))) {
-            throw new RulesException(n.where() + ": the base rule set has no file " + name);
-          }
-          exclude.add(name);
-        }
-      }
-      java.util.Map<String, RuleSource> merged = new java.util.LinkedHashMap<>();
-      for (RuleSource s : base) {
-        if (!exclude.contains(s.name())) {
-          merged.put(s.name(), s);
-        }
-      }
-      for (RuleSource s : readDir(dir, false)) {
-        merged.put(s.name(), s);
-      }
-      List<RuleSource> out = new ArrayList<>(merged.values());
-      out.sort(java.util.Comparator.comparing(RuleSource::name));
-      return out;
-    }
-
-    private List<RuleSource> readDir(Path dir, boolean requireFiles) {
-      List<RuleSource> out = RuleCompiler.readDir(dir, requireFiles);
-      for (RuleSource s : out) {
-        checkOwnership(Path.of(s.path()));
-      }
-      return out;
-    }
-  }
-
-  private static List<RuleSource> readDir(Path dir, boolean requireFiles) {
-    if (!Files.isDirectory(dir)) {
-      throw new RulesException(dir + ": not a directory of rules");
-    }
-    List<Path> files;
-    try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> p.getFileName().toString().endsWith(".drl")).sorted().toList();
-    } catch (IOException e) {
-      throw new RulesException(
-          dir + ": cannot list rules: " + dev.evictd.config.IoErrors.reason(e));
-    }
-    if (files.isEmpty() && requireFiles) {
-      throw new RulesException(dir + ": no .drl rule files");
-    }
-    List<RuleSource> out = new ArrayList<>();
-    for (Path f : files) {
-      out.add(new RuleSource(f.getFileName().toString(), f.toString(), readText(f)));
-    }
-    return out;
+    return new RuleSetReader(Ownership.IGNORE, new ArrayList<>()).read(dir);
   }
 
   /** Reads the default rules from the classpath. */
   public static List<RuleSource> readDefault() {
-    URL url = RuleCompiler.class.getClassLoader().getResource(DEFAULT_RULES_RESOURCE);
-    if (url == null) {
-      throw new RulesException("the packaged default rules are missing from the classpath");
-    }
-    try {
-      URI uri = url.toURI();
-      if ("jar".equals(uri.getScheme())) {
-        try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
-          List<RuleSource> sources = readDir(fs.getPath("/" + DEFAULT_RULES_RESOURCE), true);
-          List<RuleSource> out = new ArrayList<>();
-          for (RuleSource s : sources) {
-            out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
-          }
-          return out;
-        }
-      }
-      List<RuleSource> out = new ArrayList<>();
-      for (RuleSource s : readDir(Path.of(uri), true)) {
-        out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
-      }
-      return out;
-    } catch (URISyntaxException | IOException e) {
-      throw new RulesException("cannot read the packaged default rules: " + e.getMessage());
-    }
-  }
-
-  private static String readText(Path f) {
-    try {
-      long size = Files.size(f);
-      if (size > MAX_RULE_FILE_BYTES) {
-        throw new RulesException(f + ": rule file too large (" + size + " bytes)");
-      }
-      byte[] bytes;
-      try (InputStream in = Files.newInputStream(f)) {
-        bytes = in.readAllBytes();
-      }
-      String text = dev.evictd.config.YamlNode.strictUtf8(bytes);
-      if (text == null) {
-        throw new RulesException(f + ": not a UTF-8 text file");
-      }
-      return text;
-    } catch (IOException e) {
-      throw new RulesException(f + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
-    }
+    return RuleSetReader.readDefault();
   }
 
   /**
@@ -325,7 +247,8 @@ public final class RuleCompiler {
     return compile(source, sources, options, new ArrayList<>());
   }
 
-  private static RuleSet compile(
+  /** The pin, the unsafe warning and the text check; returns the set's SHA-256. */
+  private static String prepare(
       String source, List<RuleSource> sources, Options options, List<String> warnings) {
     String sha256 = sha256(sources);
     if (options.pinnedSha256() != null) {
@@ -344,7 +267,34 @@ public final class RuleCompiler {
         throw new RulesException(s.path() + ": not a text file");
       }
     }
-    PolicyLint.Report report = PolicyLint.check(sources);
+    return sha256;
+  }
+
+  /**
+   * Compiles sources with every check and stores the cache entry, whatever entry there already is
+   * (the build's packaged entry: {@link PackagedRuleSet}).
+   */
+  static RuleSet compileFresh(String source, List<RuleSource> sources, Options options) {
+    return compile(source, sources, options, new ArrayList<>(), true);
+  }
+
+  private static RuleSet compile(
+      String source, List<RuleSource> sources, Options options, List<String> warnings) {
+    return compile(source, sources, options, warnings, false);
+  }
+
+  private static RuleSet compile(
+      String source,
+      List<RuleSource> sources,
+      Options options,
+      List<String> warnings,
+      boolean fresh) {
+    String sha256 = prepare(source, sources, options, warnings);
+    // A verified entry stands for the lint of these exact sources; the set is still compiled and
+    // its compiled code checked below, so a cached set is exactly as confined as a fresh one.
+    RuleSetCache.Entry cached = fresh ? null : lookup(source, sha256, options);
+    PolicyLint.Report report =
+        cached != null ? cached.lint().toReport() : PolicyLint.check(sources);
     // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it
     // goes first.
     // If the rules compile all the same, they are refused below.
@@ -354,20 +304,34 @@ public final class RuleCompiler {
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
     RuleSet rs = build(source, sources, sha256, warnings);
     refuseOrWarn(deferred, options, warnings);
-    if (!report.unparsed().isEmpty()) {
-      // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
-      refuseOrWarn(
-          report.unparsed().stream()
-              .map(
-                  f ->
-                      new PolicyFinding(
-                          f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
-              .toList(),
-          options,
-          warnings);
+    // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
+    refuseOrWarn(unparsed(report), options, warnings);
+    List<PolicyFinding> compiled = CompiledCodeCheck.check(rs.kieBase(), report, source);
+    refuseOrWarn(compiled, options, warnings);
+    if (cached == null && options.cache() != null) {
+      options
+          .cache()
+          .store(
+              new RuleSetCache.Entry(
+                  RuleSetCache.FORMAT,
+                  RuleSetCache.evictdVersion(),
+                  RuleSetCache.droolsVersion(),
+                  sha256,
+                  rs.files(),
+                  ruleCount(rs),
+                  StoredLint.of(report),
+                  compiled));
     }
-    refuseOrWarn(CompiledCodeCheck.check(rs.kieBase(), report, source), options, warnings);
     return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
+  }
+
+  private static List<PolicyFinding> unparsed(PolicyLint.Report report) {
+    return report.unparsed().stream()
+        .map(
+            f ->
+                new PolicyFinding(
+                    f, 0, "", "the whole file", "cannot be analysed: the DRL parser failed"))
+        .toList();
   }
 
   private static void refuseOrWarn(

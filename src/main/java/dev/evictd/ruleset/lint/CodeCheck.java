@@ -1,4 +1,4 @@
-package dev.evictd.engine;
+package dev.evictd.ruleset.lint;
 
 import com.github.javaparser.ast.Node;
 import com.github.javaparser.ast.body.TypeDeclaration;
@@ -20,6 +20,8 @@ import com.github.javaparser.ast.stmt.LocalRecordDeclarationStmt;
 import com.github.javaparser.ast.stmt.SynchronizedStmt;
 import com.github.javaparser.ast.stmt.WhileStmt;
 import com.github.javaparser.ast.type.ClassOrInterfaceType;
+import dev.evictd.engine.Re2ConstraintBuilder;
+import dev.evictd.engine.RuleRegex;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
