@@ -216,7 +216,7 @@ public record AgentConfig(
                     + " path, cgroup v1's safety net.")
         boolean adaptivePoll,
     @Setting(
-            label = "DIR|off",
+            label = "DIR",
             help =
                 "Where rule sets already checked are remembered, so a restart does not check an"
                     + " unchanged set again (default STATEDIR/rules-cache; off: none).")
