@@ -3,7 +3,6 @@ package dev.evictd.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,10 +49,6 @@ class RunSignalsTest {
 
   @Test
   void sighupLeavesTheAgentRunningAndSigtermStopsItPromptly(@TempDir Path dir) throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
     Path log = dir.resolve("evictd.log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p =
@@ -71,7 +66,9 @@ class RunSignalsTest {
                     "run",
                     "--standalone",
                     "--metrics-address",
-                    "127.0.0.1:" + port,
+                    // a port of its own choosing, read from its log: a port found free here could
+                    // be taken by another process before the child binds it
+                    "127.0.0.1:0",
                     "--interval",
                     "1s",
                     "--memcg-notifier",
@@ -88,6 +85,10 @@ class RunSignalsTest {
             .redirectOutput(log.toFile())
             .start();
     try {
+      assertThat(await(() -> boundPort(log) > 0, Duration.ofSeconds(60)))
+          .as("the endpoints' address is logged; log:\n%s", read(log))
+          .isTrue();
+      int port = boundPort(log);
       assertThat(await(() -> status(port, "/readyz") == 200, Duration.ofSeconds(60)))
           .as("ready; log:\n%s", read(log))
           .isTrue();
@@ -118,6 +119,15 @@ class RunSignalsTest {
       p.destroyForcibly();
       p.waitFor(10, TimeUnit.SECONDS);
     }
+  }
+
+  private static final java.util.regex.Pattern BOUND =
+      java.util.regex.Pattern.compile("/healthz and /readyz on \\S*:(\\d+)");
+
+  /** The port the agent's endpoints bound, from its start-up line; -1 before it is logged. */
+  static int boundPort(Path log) {
+    java.util.regex.Matcher m = BOUND.matcher(read(log));
+    return m.find() ? Integer.parseInt(m.group(1)) : -1;
   }
 
   static String read(Path log) {

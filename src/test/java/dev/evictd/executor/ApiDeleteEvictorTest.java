@@ -261,16 +261,15 @@ class ApiDeleteEvictorTest {
 
   @Test
   void anUnreachableApiServerIsFailed() throws Exception {
-    int port;
-    try (var s = new java.net.ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    var config =
-        new io.fabric8.kubernetes.client.ConfigBuilder(io.fabric8.kubernetes.client.Config.empty())
-            .withMasterUrl("http://127.0.0.1:" + port)
-            .build();
-    try (KubernetesClient down =
-        dev.evictd.kube.KubeClients.create(config, KubeSettings.DEFAULTS)) {
+    try (dev.evictd.testing.ClosedPort closed = dev.evictd.testing.ClosedPort.bind();
+        KubernetesClient down =
+            dev.evictd.kube.KubeClients.create(
+                new io.fabric8.kubernetes.client.ConfigBuilder(
+                        io.fabric8.kubernetes.client.Config.empty())
+                    .withMasterUrl("http://127.0.0.1:" + closed.port())
+                    .build(),
+                KubeSettings.DEFAULTS)) {
+      int port = closed.port();
       var unreachable = new ApiDeleteEvictor(new KubeApi(down, Duration.ofSeconds(5)), FAST, CLOCK);
       var d = decision(new PodRef("ns", "web", "u"), 30, EvictionMethod.DELETE);
       // nothing was ever sent: FAILED, not UNKNOWN, and the error names where it tried to connect

@@ -54,6 +54,8 @@ class CgroupKillEvictorTest {
     Process stubborn = pods.startIn(container, "trap '' TERM; while :; do sleep 0.05; done");
     TestCgroup.awaitProcesses(pod, 1);
     TestCgroup.awaitProcesses(container, 1);
+    // in the cgroup is not yet past the trap: a SIGTERM before it would end the shell
+    TestCgroup.awaitIgnoring(stubborn, Processes.SIGTERM);
     evictor =
         new CgroupKillEvictor(
             Cgroups.detect(Path.of("/sys/fs/cgroup"), pods.dir().getFileName().toString()));

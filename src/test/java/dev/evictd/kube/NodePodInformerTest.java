@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,15 +167,12 @@ class NodePodInformerTest {
 
   @Test
   void startReturnsWithinTheTimeoutWhenTheApiServerIsDown() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    Config config =
-        new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:" + port).build();
-    try (KubernetesClient down =
+    try (dev.evictd.testing.ClosedPort closed = dev.evictd.testing.ClosedPort.bind();
+        KubernetesClient down =
             KubeClients.create(
-                config,
+                new ConfigBuilder(Config.empty())
+                    .withMasterUrl("http://127.0.0.1:" + closed.port())
+                    .build(),
                 new KubeSettings(
                     Duration.ofMillis(500), Duration.ofMillis(500), RetryPolicy.NONE));
         NodePodInformer unreachable = new NodePodInformer(down, "node-a")) {

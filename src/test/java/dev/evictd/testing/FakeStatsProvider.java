@@ -11,6 +11,9 @@ public final class FakeStatsProvider implements StatsProvider {
   private volatile Summary summary;
   private volatile boolean failing;
   private volatile int reads;
+  // when each read began (System.nanoTime), so a test measures the agent's spacing of reads, not
+  // how late its own polling thread noticed them on a busy machine
+  private final List<Long> readNanos = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public void set(Summary s) {
     summary = s;
@@ -24,8 +27,14 @@ public final class FakeStatsProvider implements StatsProvider {
     return reads;
   }
 
+  /** The {@link System#nanoTime()} at which read number {@code n} (1 = the first) began. */
+  public long readNanos(int n) {
+    return readNanos.get(n - 1);
+  }
+
   @Override
   public Summary summary() {
+    readNanos.add(System.nanoTime());
     reads++;
     if (failing) {
       throw new StatsException("kubelet unreachable");

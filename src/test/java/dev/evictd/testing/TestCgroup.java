@@ -135,6 +135,27 @@ public final class TestCgroup implements AutoCloseable {
     throw new AssertionError("cgroup " + cgroup + " did not reach " + count + " processes in 5 s");
   }
 
+  /**
+   * Waits until process {@code p} ignores signal {@code signal} (its {@code SigIgn} mask in {@code
+   * /proc/PID/status} has it), at most 5 s: a shell that runs {@code trap '' TERM} is in its cgroup
+   * before it has run the trap.
+   */
+  public static void awaitIgnoring(Process p, int signal) throws IOException, InterruptedException {
+    Path status = Path.of("/proc", Long.toString(p.pid()), "status");
+    long bit = 1L << (signal - 1);
+    long end = System.nanoTime() + 5_000_000_000L;
+    while (System.nanoTime() < end && p.isAlive()) {
+      for (String line : Files.readAllLines(status)) {
+        if (line.startsWith("SigIgn:")
+            && (Long.parseUnsignedLong(line.substring(7).trim(), 16) & bit) != 0) {
+          return;
+        }
+      }
+      Thread.sleep(5);
+    }
+    throw new AssertionError("process " + p.pid() + " did not ignore signal " + signal + " in 5 s");
+  }
+
   @Override
   public void close() throws IOException, InterruptedException {
     for (Process p : processes) {
