@@ -346,14 +346,10 @@ public final class EventToDecision {
       in.close();
       dd.waitFor(5, TimeUnit.SECONDS);
       if (eventToDecision.size() < Math.min(50, crossings)) {
-        throw new IllegalStateException(
-            "only "
-                + eventToDecision.size()
-                + " of "
-                + crossings
-                + " crossings measured ("
-                + missed
-                + " missed)");
+        // a miss is a figure of the run ("missed"), not a reason to lose the others
+        System.err.printf(
+            "only %d of %d crossings measured (%d missed)%n",
+            eventToDecision.size(), crossings, missed);
       }
       String json =
           String.format(
@@ -383,6 +379,8 @@ public final class EventToDecision {
               pct(plan, 50),
               pct(plan, 99),
               victims);
+      // no crossing measured: no percentile (null), the misses still counted
+      json = json.replace("NaN", "null");
       Files.createDirectories(out.toAbsolutePath().getParent());
       Files.writeString(out, json);
       System.out.print(json);
@@ -410,6 +408,9 @@ public final class EventToDecision {
   /** The {@code p}th percentile (nearest rank) in milliseconds. */
   static double pct(List<Long> nanos, int p) {
     long[] s = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+    if (s.length == 0) {
+      return Double.NaN;
+    }
     int i = (int) Math.ceil(p / 100.0 * s.length) - 1;
     return s[Math.max(0, Math.min(s.length - 1, i))] / 1e6;
   }
