@@ -47,7 +47,7 @@ docker_flags="$docker_flags -XX:MaxRAM=${limit_mib}m"
 jmh_jvm=${BENCH_JMH_JVM:-"-XX:+UseSerialGC -Xms256m -Xmx1g -Xss4m"}
 
 if [ -z "${EVICTD_BENCH_FROM_MAVEN:-}" ]; then
-  mvn -B -q -Pbench -DskipTests package
+  mvn -B -o -q -Pbench -DskipTests package # offline: the local repository holds JMH (fetch it once online)
 fi
 mkdir -p "$out"
 cp="target/test-classes:target/classes:$(cat "$out/classpath.txt")"
