@@ -9,6 +9,7 @@ import dev.evictd.agent.Readiness;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
 import dev.evictd.engine.Planner;
+import dev.evictd.engine.PodCompaction;
 import dev.evictd.executor.DryRunEvictor;
 import dev.evictd.ports.EventSink;
 import dev.evictd.ports.PodSource;
@@ -46,8 +47,10 @@ public final class ChurnAgent {
     int[] next = {n};
     int[] syncs = {0};
     Object lock = new Object();
-    // like an informer's store: unchanged pods keep their objects, a new pod is a new object
+    // like an informer's store: unchanged pods keep their objects, a new pod is a new object, kept
+    // as NodePodInformer's store keeps it
     List<Pod> store = new ArrayList<>(BenchData.pods(gen, true));
+    store.replaceAll(PodCompaction::forStore);
     List<List<Pod>> view = new ArrayList<>(List.of(List.copyOf(store)));
     PodSource pods =
         () -> {
@@ -73,7 +76,7 @@ public final class ChurnAgent {
                       16 + random.nextInt(768),
                       old.diskMi());
               gen.set(at, fresh);
-              store.set(at, BenchData.pods(List.of(fresh), true).get(0));
+              store.set(at, PodCompaction.forStore(BenchData.pods(List.of(fresh), true).get(0)));
             }
             view.set(0, List.copyOf(store));
             boolean pressure = ++syncs[0] % 10 == 0;

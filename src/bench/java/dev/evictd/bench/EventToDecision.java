@@ -389,6 +389,8 @@ public final class EventToDecision {
               ms(plan, 50),
               ms(plan, 99),
               victims);
+      // no crossing measured: no percentile (null), the misses still counted
+      json = json.replace("NaN", "null");
       Files.createDirectories(out.toAbsolutePath().getParent());
       Files.writeString(out, json);
       System.out.print(json);
@@ -423,6 +425,9 @@ public final class EventToDecision {
   /** The {@code p}th percentile (nearest rank) in milliseconds. */
   static double pct(List<Long> nanos, int p) {
     long[] s = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+    if (s.length == 0) {
+      return Double.NaN;
+    }
     int i = (int) Math.ceil(p / 100.0 * s.length) - 1;
     return s[Math.max(0, Math.min(s.length - 1, i))] / 1e6;
   }

@@ -19,7 +19,11 @@ import tools.jackson.databind.json.JsonMapper;
  * _mean_ms} the mean, {@code _p99_ms} the 99th percentile); {@code ref_} for the kubelet reference.
  * The other parts are read from {@code startup.json}, {@code e2d.json} (and {@code e2d-cold.json},
  * {@code e2d-pod-cgroups.json}: prefixes {@code cold_}, {@code pod_cgroups_}) and {@code
- * footprint.json} when present; a required key that is missing fails the run. Also prints the
+ * footprint.json}, {@code cli.json}, {@code jdk25.json} when present; {@code jmh-loaded.json} (the
+ * JMH run with the other core busy) gives the same keys prefixed {@code loaded_}, and {@code
+ * <sync>_vs_ref} is the ratio of the medians. Missed crossings are figures ({@code
+ * event_to_decision_missed}, {@code event_to_decision_cold_missed}), a part that failed is {@code
+ * <part>_failed}. A required key that is missing is named, and fails a full run. Also prints the
  * rules-vs-reference table.
  */
 public final class Summarize {
@@ -39,9 +43,18 @@ public final class Summarize {
           "ref_pressure_1000_ms",
           "ref_pressure_5000_ms",
           "ref_disk_1000_ms",
+          "steady_110_vs_ref",
+          "loaded_steady_110_ms",
+          "loaded_ref_steady_110_ms",
+          "loaded_steady_110_vs_ref",
           "startup_ms",
+          "rules_check_ms",
+          "test_fixtures_ms",
+          "test_fixtures_peak_rss_mib",
           "event_to_decision_p50_ms",
           "event_to_decision_p99_ms",
+          "event_to_decision_missed",
+          "event_to_decision_cold_missed",
           "poll_event_to_decision_p50_ms",
           "poll_event_to_decision_p99_ms",
           "poll_idle_cpu_far_pct",
@@ -58,8 +71,12 @@ public final class Summarize {
     JsonMapper json = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
     Map<String, Double> out = new LinkedHashMap<>();
     Map<String, Double> extra = new LinkedHashMap<>();
-    Path jmh = dir.resolve("jmh.json");
-    if (Files.exists(jmh)) {
+    // JMH without load of our own, and with the other core kept busy (prefix loaded_)
+    for (String[] run : new String[][] {{"jmh.json", ""}, {"jmh-loaded.json", "loaded_"}}) {
+      Path jmh = dir.resolve(run[0]);
+      if (!Files.exists(jmh)) {
+        continue;
+      }
       for (JsonNode b : json.readTree(jmh.toFile())) {
         String name = b.get("benchmark").asString();
         String cls =
@@ -67,7 +84,8 @@ public final class Summarize {
                 name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1, name.lastIndexOf('.'));
         String method = name.substring(name.lastIndexOf('.') + 1);
         String prefix =
-            (cls.equals("ReferenceBench") ? "ref_" : "")
+            run[1]
+                + (cls.equals("ReferenceBench") ? "ref_" : "")
                 + method
                 + "_"
                 + b.get("params").get("pods").asString();
@@ -77,7 +95,26 @@ public final class Summarize {
         extra.put(prefix + "_p99_ms", m.get("scorePercentiles").get("99.0").asDouble());
       }
     }
-    for (String part : List.of("startup.json", "e2d.json", "poll.json", "footprint.json")) {
+    // rules / reference, medians of the same run
+    for (String load : List.of("", "loaded_")) {
+      for (String k : List.of("steady_110", "pressure_110", "steady_5000", "pressure_5000")) {
+        Double r = out.get(load + k + "_ms");
+        Double f = out.get(load + "ref_" + k + "_ms");
+        if (r != null && f != null && f > 0) {
+          out.put(load + k + "_vs_ref", r / f);
+        }
+      }
+    }
+    for (String[] load :
+        new String[][] {{"jmh-load.txt", "jmh_load"}, {"jmh-loaded-load.txt", "loaded_jmh_load"}}) {
+      Path l = dir.resolve(load[0]);
+      if (Files.exists(l)) {
+        extra.put(load[1], Double.parseDouble(Files.readString(l).strip()));
+      }
+    }
+    for (String part :
+        List.of(
+            "startup.json", "cli.json", "e2d.json", "poll.json", "footprint.json", "jdk25.json")) {
       Path p = dir.resolve(part);
       if (Files.exists(p)) {
         numbers(json.readTree(p.toFile()), "", out);
@@ -90,6 +127,31 @@ public final class Summarize {
         Map<String, Double> m = new LinkedHashMap<>();
         numbers(json.readTree(pc.toFile()), "", m);
         m.forEach((k, v) -> extra.put(part[1] + k, v));
+      }
+    }
+    // missed crossings are a figure of each event -> decision run, never a reason to stop
+    for (String[] part :
+        new String[][] {
+          {"e2d.json", "event_to_decision_missed"},
+          {"e2d-cold.json", "event_to_decision_cold_missed"},
+          {"e2d-pod-cgroups.json", "pod_cgroups_event_to_decision_missed"}
+        }) {
+      Path p = dir.resolve(part[0]);
+      if (Files.exists(p)) {
+        JsonNode missed = json.readTree(p.toFile()).get("missed");
+        if (missed != null && missed.isNumber()) {
+          out.put(part[1], missed.asDouble());
+        }
+      }
+    }
+    // a part that could not run: named in failures.txt, a figure here
+    Path failures = dir.resolve("failures.txt");
+    if (Files.exists(failures)) {
+      for (String line : Files.readAllLines(failures)) {
+        int colon = line.indexOf(':');
+        if (colon > 0) {
+          extra.put(line.substring(0, colon).replace('-', '_') + "_failed", 1.0);
+        }
       }
     }
     out.putAll(extra);
@@ -118,6 +180,8 @@ public final class Summarize {
           && (e.getKey().endsWith("_ms")
               || e.getKey().endsWith("_mib")
               || e.getKey().endsWith("_pct")
+              || e.getKey().startsWith("full_gcs_")
+              || e.getKey().startsWith("syncs_")
               || e.getKey().equals("poll_missed"))) {
         out.put(prefix + e.getKey(), e.getValue().asDouble());
       }

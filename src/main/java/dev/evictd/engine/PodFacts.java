@@ -155,7 +155,14 @@ public final class PodFacts {
    */
   public static Pod visibleToRules(Pod pod) {
     Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
-    var meta = copy.getMetadata();
+    hideFromRules(copy);
+    // the copy lives as long as the pod's fact: its empty lists and maps shared (PodCompaction)
+    return PodCompaction.shareEmpty(copy);
+  }
+
+  /** Removes from {@code pod} itself what {@link #visibleToRules} leaves out of its copy. */
+  static void hideFromRules(Pod pod) {
+    var meta = pod.getMetadata();
     if (meta != null) {
       meta.setManagedFields(null);
       if (meta.getAnnotations() != null && meta.getAnnotations().containsKey(LAST_APPLIED)) {
@@ -164,7 +171,7 @@ public final class PodFacts {
         meta.setAnnotations(annotations);
       }
     }
-    var spec = copy.getSpec();
+    var spec = pod.getSpec();
     if (spec != null) {
       if (spec.getContainers() != null) {
         spec.getContainers().forEach(PodFacts::hide);
@@ -187,7 +194,6 @@ public final class PodFacts {
         }
       }
     }
-    return copy;
   }
 
   private static void hide(Container c) {

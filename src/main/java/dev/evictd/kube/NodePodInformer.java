@@ -1,5 +1,6 @@
 package dev.evictd.kube;
 
+import dev.evictd.engine.PodCompaction;
 import dev.evictd.ports.PodSource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -7,6 +8,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -16,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +85,8 @@ public final class NodePodInformer implements PodSource {
     this.apiServer = hostPort(client.getMasterUrl());
     this.informer =
         client.pods().inAnyNamespace().withField(NODE_NAME_FIELD, nodeName).runnableInformer(0);
+    // the store keeps each pod for as long as it runs: without what nobody reads from it
+    this.informer.itemStore(new CompactPodStore());
     this.informer.addEventHandler(new LoggingHandler());
     // fabric8 gives up on an informer whose first list fails; a node agent may start before the API
     // server
@@ -281,6 +288,50 @@ public final class NodePodInformer implements PodSource {
 
   private static String nullToEmpty(String s) {
     return s == null ? "" : s;
+  }
+
+  /**
+   * The informer's store, keeping each pod as {@link PodCompaction#forStore} leaves it: no
+   * managedFields, last-applied configuration, env, commands or probes (which the rules never see
+   * and nothing else reads), empty lists and maps shared. Keys as fabric8's own store.
+   */
+  private static final class CompactPodStore implements ItemStore<Pod> {
+    private final BasicItemStore<Pod> store = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
+
+    @Override
+    public String getKey(Pod pod) {
+      return store.getKey(pod);
+    }
+
+    @Override
+    public Pod put(String key, Pod pod) {
+      return store.put(key, PodCompaction.forStore(pod));
+    }
+
+    @Override
+    public Pod remove(String key) {
+      return store.remove(key);
+    }
+
+    @Override
+    public Stream<String> keySet() {
+      return store.keySet();
+    }
+
+    @Override
+    public Stream<Pod> values() {
+      return store.values();
+    }
+
+    @Override
+    public int size() {
+      return store.size();
+    }
+
+    @Override
+    public Pod get(String key) {
+      return store.get(key);
+    }
   }
 
   private final class LoggingHandler implements ResourceEventHandler<Pod> {

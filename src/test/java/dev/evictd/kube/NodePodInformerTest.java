@@ -5,11 +5,13 @@ import static dev.evictd.testing.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.PodsWithSecrets;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,6 +121,39 @@ class NodePodInformerTest {
     assertThat(seen.getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(o -> assertThat(o.getKind()).isEqualTo("StatefulSet"));
+  }
+
+  @Test
+  void theStoreKeepsNothingRulesMustNotReadAndFollowsUpdatesOfWhatItKeeps() {
+    api.create(PodsWithSecrets.pod("apps", "web", "node-a"));
+    informer = new NodePodInformer(client, "node-a");
+    assertThat(informer.start(WAIT)).isTrue();
+
+    Pod seen = informer.activePods().get(0);
+    String json = new KubernetesSerialization().asJson(seen);
+    for (String s : PodsWithSecrets.SECRETS) {
+      assertThat(json).as("the store keeps no %s", s).doesNotContain(s);
+    }
+    assertThat(seen.getMetadata().getLabels()).containsEntry("app", "web");
+    assertThat(seen.getMetadata().getAnnotations()).containsEntry("team", "payments");
+    assertThat(seen.getSpec().getContainers().get(0).getResources().getRequests())
+        .containsKey("memory");
+
+    // a watch event replaces the stored pod, trimmed the same way
+    Pod changed = api.pod("apps", "web").orElseThrow();
+    changed.getMetadata().setLabels(Map.of("app", "web", "tier", "front"));
+    api.update(changed);
+    assertThat(
+            await(
+                () ->
+                    "front"
+                        .equals(informer.activePods().get(0).getMetadata().getLabels().get("tier")),
+                WAIT))
+        .isTrue();
+    String after = new KubernetesSerialization().asJson(informer.activePods().get(0));
+    for (String s : PodsWithSecrets.SECRETS) {
+      assertThat(after).as("the store keeps no %s after an update", s).doesNotContain(s);
+    }
   }
 
   @Test
