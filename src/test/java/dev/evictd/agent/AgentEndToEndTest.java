@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,7 +121,23 @@ class AgentEndToEndTest {
           .contains(
               "evictd_evictions_total{method=\"delete\",outcome=\"evicted\",signal=\"memory.available\"} 1.0");
       assertThat(metrics).contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
-      assertThat(get(agent.address(), "/readyz")).startsWith("ready");
+      // the DELETE, its event and metric come from inside the first sync, which marks the agent
+      // ready only once it has ended: on a busy machine this thread can get here first
+      Agent running = agent;
+      AtomicReference<String> readyz = new AtomicReference<>("");
+      assertThat(
+              FakeKubeApiServer.await(
+                  () -> {
+                    try {
+                      readyz.set(get(running.address(), "/readyz"));
+                      return readyz.get().startsWith("ready");
+                    } catch (Exception e) {
+                      return false;
+                    }
+                  },
+                  Duration.ofSeconds(10)))
+          .as(() -> "ready once the first sync has ended: " + readyz.get())
+          .isTrue();
     } finally {
       api.close(); // before the informer: see FakeKubeApiServer#close
       if (agent != null) {
