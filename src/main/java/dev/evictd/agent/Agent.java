@@ -3,36 +3,20 @@ package dev.evictd.agent;
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.FsLayout;
-import dev.evictd.config.GoDuration;
 import dev.evictd.config.KubeletEvictionConfig;
 import dev.evictd.config.YamlNode;
-import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleSet;
-import dev.evictd.executor.ApiDeleteEvictor;
-import dev.evictd.executor.ApiEvictionEvictor;
-import dev.evictd.executor.CgroupKillEvictor;
 import dev.evictd.executor.CrictlReclaimer;
-import dev.evictd.executor.DispatchingPodEvictor;
-import dev.evictd.executor.DryRunEvictor;
 import dev.evictd.fixture.CapturedInputs;
-import dev.evictd.kube.EventRecorder;
-import dev.evictd.kube.KubeApi;
 import dev.evictd.kube.KubeClients;
 import dev.evictd.kube.KubeSettings;
-import dev.evictd.kube.KubeletEndpoint;
-import dev.evictd.kube.KubeletSummaryProvider;
 import dev.evictd.kube.NodePodInformer;
-import dev.evictd.kube.NodeTaints;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
-import dev.evictd.linux.HostStatsProvider;
 import dev.evictd.linux.LinuxNotifiers;
 import dev.evictd.linux.NotifierFactory;
-import dev.evictd.linux.PsiReader;
 import dev.evictd.linux.PsiTrigger;
-import dev.evictd.ports.EventSink;
 import dev.evictd.ports.NodeReclaimer;
-import dev.evictd.ports.PodEvictor;
 import dev.evictd.ports.PodSource;
 import dev.evictd.ports.StatsProvider;
 import dev.evictd.ruleset.RuleCompiler;
@@ -72,8 +56,8 @@ public final class Agent implements AutoCloseable {
 
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private final HttpEndpoints http;
-  private final Startup startup;
-  private boolean closed;
+  final Startup startup;
+  boolean closed;
 
   private Agent(HttpEndpoints http, Startup startup) {
     this.http = http;
@@ -102,8 +86,8 @@ public final class Agent implements AutoCloseable {
     private volatile EvictionManager manager;
     private volatile String failure;
     private volatile Thread thread;
-    private volatile RuleThreadHealth ruleThreads;
-    private volatile RuleProbation probation;
+    volatile RuleThreadHealth ruleThreads;
+    volatile RuleProbation probation;
 
     Startup(Clock clock) {
       this.clock = clock;
@@ -230,8 +214,8 @@ public final class Agent implements AutoCloseable {
 
     NodeSources node =
         c.standalone()
-            ? standaloneSources(c, paths, clock)
-            : clusterSources(c, paths, cgroups, clock, clients, opened);
+            ? NodeSources.standalone(c, paths, clock)
+            : NodeSources.cluster(c, paths, cgroups, clock, clients, opened);
     NodeReclaimer reclaimer = new CrictlReclaimer(c.crictl(), List.of(), Duration.ofMinutes(2));
 
     // Checked now, so a bad configuration fails the command; built again below once the layout
@@ -247,14 +231,6 @@ public final class Agent implements AutoCloseable {
     return agent;
   }
 
-  /** What the agent reads and acts on: statistics, pods, the evictor, events and taints. */
-  private record NodeSources(
-      StatsProvider stats,
-      PodSource pods,
-      PodEvictor evictor,
-      EventSink events,
-      NodeTaints taints) {}
-
   /** Start-up step: the metrics, health and readiness endpoints. */
   private static HttpEndpoints endpoints(
       AgentConfig c, AgentMetrics metrics, Startup startup, Readiness readiness) {
@@ -267,7 +243,9 @@ public final class Agent implements AutoCloseable {
           EvictionManager m = startup.manager;
           RuleProbation p = startup.probation;
           return readiness.describe()
-              + (insecureKubelet(c) ? "WARNING: " + INSECURE_KUBELET + "\n" : "")
+              + (NodeSources.insecureKubelet(c)
+                  ? "WARNING: " + NodeSources.INSECURE_KUBELET + "\n"
+                  : "")
               + (m == null
                   ? ""
                   : "rules sha256 "
@@ -289,88 +267,6 @@ public final class Agent implements AutoCloseable {
             .withFallbacks();
     paths.fallbackWarnings().forEach(w -> LOG.warn("{}", w));
     return paths;
-  }
-
-  /** Start-up step, standalone: host statistics, pods from a file or none, a dry run. */
-  private static NodeSources standaloneSources(AgentConfig c, HostPaths paths, Clock clock) {
-    StatsProvider stats = new HostStatsProvider(paths, c.nodeName(), clock);
-    PodSource pods =
-        c.podsFile() == null
-            ? PodSource.of(List.of())
-            : PodSource.of(CapturedInputs.pods(c.podsFile()));
-    LOG.info(
-        "standalone: host statistics, {} pods{}, dry run",
-        pods.activePods().size(),
-        c.podsFile() == null ? "" : " from " + c.podsFile());
-    return new NodeSources(stats, pods, new DryRunEvictor(), EventSink.NONE, null);
-  }
-
-  /**
-   * Start-up step, in a cluster: the API client, the statistics source, the node's pod informer,
-   * the evictors, events and taints (each opened one added to {@code opened}).
-   */
-  private static NodeSources clusterSources(
-      AgentConfig c,
-      HostPaths paths,
-      Cgroups cgroups,
-      Clock clock,
-      java.util.function.Supplier<KubernetesClient> clients,
-      List<AutoCloseable> opened) {
-    StatsProvider stats;
-    EventSink events = EventSink.NONE;
-    NodeTaints taints = null;
-    KubernetesClient client = clients.get();
-    opened.add(client);
-    KubeApi api = new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout());
-    if (c.stats().equals("host")) {
-      stats = new HostStatsProvider(paths, c.nodeName(), clock);
-    } else if (c.stats().equals("kubelet-proxy")) {
-      LOG.warn(
-          "stats kubelet-proxy: the Summary through the API server's node proxy; this needs get on"
-              + " nodes/proxy, which reaches every kubelet endpoint that answers GET on every node"
-              + " (see docs/security.md), and puts one proxied request per sync on the API server");
-      stats =
-          KubeletSummaryProvider.viaApiServer(
-              client, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
-    } else {
-      KubeletEndpoint kubelet = c.kubeletEndpoint();
-      if (kubelet.insecureSkipTlsVerify()) {
-        LOG.warn(INSECURE_KUBELET);
-      }
-      if (!kubelet.sendsToken()) {
-        LOG.warn(
-            "kubeletUrl {} is plain HTTP (kubeletAllowHttp): no token is sent", c.kubeletUrl());
-      }
-      LOG.info("statistics from the kubelet at {}", kubelet.baseUri());
-      stats =
-          KubeletSummaryProvider.direct(
-              kubelet, c.nodeName(), Duration.ofSeconds(10), c.interval().multipliedBy(3), clock);
-    }
-    if (stats instanceof AutoCloseable ac) {
-      opened.add(ac);
-    }
-    NodePodInformer informer = new NodePodInformer(client, c.nodeName(), clock);
-    opened.add(informer);
-    PodSource pods = informer;
-    CgroupKillEvictor kill = new CgroupKillEvictor(cgroups);
-    opened.add(kill);
-    PodEvictor evictor =
-        new DispatchingPodEvictor(
-            c.executor(),
-            new ApiDeleteEvictor(api, KubeSettings.DEFAULTS.retry(), clock),
-            new ApiEvictionEvictor(api, KubeSettings.DEFAULTS.retry()),
-            kill,
-            new DryRunEvictor());
-    if (!c.dryRun()) {
-      events = new EventRecorder(api, c.nodeName(), clock);
-    }
-    if (c.taints() && !c.dryRun()) {
-      taints = new NodeTaints(api, c.nodeName(), clock);
-      opened.add(taints);
-    } else if (c.taints()) {
-      LOG.info("taints: dry run, the Node is not tainted");
-    }
-    return new NodeSources(stats, pods, evictor, events, taints);
   }
 
   /** Start-up step: the configured PSI trigger, or null. */
@@ -428,7 +324,7 @@ public final class Agent implements AutoCloseable {
                   throw new StartupCancelled();
                 }
                 EvictionManager m =
-                    startLoop(
+                    AgentWiring.startLoop(
                         c,
                         clock,
                         choice,
@@ -462,7 +358,8 @@ public final class Agent implements AutoCloseable {
     t.start();
   }
 
-  private record RuleChoice(
+  /** The rule set the agent starts with, and how it compiles and falls back to others. */
+  record RuleChoice(
       RuleSet configured,
       RuleSet rules,
       RuleStateStore store,
@@ -486,14 +383,14 @@ public final class Agent implements AutoCloseable {
   }
 
   /** Thrown inside the start-up thread when the agent is closed before it finished. */
-  private static final class StartupCancelled extends RuntimeException {
+  static final class StartupCancelled extends RuntimeException {
     StartupCancelled() {
       super("start-up cancelled", null, false, false);
     }
   }
 
   /** Keeps {@code c} to close with the agent, or closes it at once when the agent is closing. */
-  private synchronized <T extends AutoCloseable> T own(T c) {
+  synchronized <T extends AutoCloseable> T own(T c) {
     if (closed) {
       try {
         c.close();
@@ -504,228 +401,6 @@ public final class Agent implements AutoCloseable {
     }
     closeables.add(c);
     return c;
-  }
-
-  /**
-   * Wiring step, on the start-up thread: the planner, the rules' probation, the manager with its
-   * readiness, taints, the event sources and the rules' hot reload, then the loop.
-   */
-  private static EvictionManager startLoop(
-      AgentConfig c,
-      Clock clock,
-      RuleChoice choice,
-      EvictionConfig config,
-      NodeSources node,
-      NodeReclaimer reclaimer,
-      Cgroups cgroups,
-      HostPaths paths,
-      PsiTrigger trigger,
-      NotifierFactory notifiers,
-      AgentMetrics metrics,
-      Readiness readiness,
-      Agent agent) {
-    FsLayout layout = config.fsLayout();
-    config.warnings().forEach(w -> LOG.warn("{}", w));
-    LOG.info(
-        "node {}, filesystem layout {}, {} thresholds, executor {}",
-        c.nodeName(),
-        layout,
-        config.thresholds().size(),
-        c.dryRun() ? "dry-run" : c.executor().name().toLowerCase(java.util.Locale.ROOT));
-
-    RuleSet rules = choice.rules();
-    dev.evictd.engine.DecisionGuard.Limits limits =
-        new dev.evictd.engine.DecisionGuard.Limits(
-            c.allowedMethods(), dev.evictd.engine.DecisionGuard.MAX_MESSAGE_LENGTH);
-    Planner planner =
-        agent.own(new Planner(rules, config, dev.evictd.engine.SyncBudget.DEFAULT, limits));
-    if (rules != choice.configured()) {
-      metrics.rulesReload(RuleProbation.REJECTED);
-    }
-    metrics.rulesReload(RuleProbation.LOADED);
-    RuleProbation probation = probation(c, choice, config, limits, rules, metrics, clock);
-    EvictionManager manager =
-        new EvictionManager(
-            planner,
-            node.stats(),
-            node.pods(),
-            node.evictor(),
-            reclaimer,
-            node.events(),
-            metrics,
-            clock,
-            new EvictionManager.Settings(
-                c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
-    agent.own(manager);
-    manager.addReadinessConditions(readiness);
-    probation.onSwap(manager::swapRules);
-    manager.setProbation(probation);
-    watchRuleThreads(planner, probation, metrics, readiness, agent);
-    NodeTaints taints = node.taints();
-    if (taints != null) {
-      // the Node carries a taint for each condition the sync reports (held for the transition
-      // period); a failed sync changes nothing
-      manager.addSyncListener(
-          (summary, plan) -> {
-            if (!plan.failed()) {
-              taints.want(java.util.Set.copyOf(plan.conditions()));
-            }
-          });
-    }
-    watchPodView(c, node.pods(), metrics, readiness);
-    startEventSources(c, config, cgroups, paths, trigger, notifiers, manager, clock, agent);
-    watchRules(c, choice, probation, manager, metrics, agent);
-    synchronized (agent) {
-      if (agent.closed) {
-        throw new StartupCancelled();
-      }
-      manager.start();
-    }
-    return manager;
-  }
-
-  /**
-   * How old the pod view may be while the agent reports ready: three intervals, at least 30 s (a
-   * watch reconnects within seconds; longer means decisions on pods that may be gone or new).
-   */
-  static Duration podViewMaxAge(AgentConfig c) {
-    Duration d = c.interval().multipliedBy(3);
-    return d.compareTo(Duration.ofSeconds(30)) < 0 ? Duration.ofSeconds(30) : d;
-  }
-
-  /** The warning for kubeletInsecureSkipTLSVerify, logged at start and shown in /readyz. */
-  static final String INSECURE_KUBELET =
-      "kubelet TLS verification is OFF (kubeletInsecureSkipTLSVerify): anyone on the path to the"
-          + " kubelet can feed this agent statistics and read its token; set kubeletCaFile instead";
-
-  /** Wiring step: the rule set's probation (trusted from the start when packaged). */
-  private static RuleProbation probation(
-      AgentConfig c,
-      RuleChoice choice,
-      EvictionConfig config,
-      dev.evictd.engine.DecisionGuard.Limits limits,
-      RuleSet rules,
-      AgentMetrics metrics,
-      Clock clock) {
-    RuleProbation probation =
-        new RuleProbation(
-            c.rulesProbationSyncs(),
-            choice.store(),
-            config,
-            choice.packagedDefault(),
-            choice.compileSaved(),
-            metrics::rulesReload,
-            clock);
-    // the packaged rules (or a set identical to them) are trusted from the start
-    boolean packaged =
-        c.rules() == null || rules.sha256().equals(RuleCompiler.sha256(RuleCompiler.readDefault()));
-    probation.started(rules, rules == choice.configured() && !packaged ? c.rules() : null);
-    probation.shadowPlanner(limits, c.podCleanupTimeout());
-    return probation;
-  }
-
-  /** Wiring step: readiness and the metric of rule threads that did not come back. */
-  private static void watchRuleThreads(
-      Planner planner,
-      RuleProbation probation,
-      AgentMetrics metrics,
-      Readiness readiness,
-      Agent agent) {
-    java.util.function.IntSupplier stuckThreads =
-        () -> planner.aliveAbandonedRuleThreads() + probation.shadowThreadsAlive();
-    metrics.ruleThreadsAbandoned(stuckThreads);
-    RuleThreadHealth ruleThreads =
-        new RuleThreadHealth(stuckThreads, Planner.MAX_ABANDONED_THREADS);
-    readiness.add("rule-threads", () -> ruleThreads.ready() ? null : ruleThreads.describe().trim());
-    agent.startup.ruleThreads = ruleThreads;
-    agent.startup.probation = probation;
-  }
-
-  /** Wiring step: readiness and the metric of the pod view's age. */
-  private static void watchPodView(
-      AgentConfig c, PodSource pods, AgentMetrics metrics, Readiness readiness) {
-    metrics.podViewAge(pods::viewAge);
-    Duration podViewMaxAge = podViewMaxAge(c);
-    readiness.add(
-        "pod-view",
-        () ->
-            pods.viewAge().compareTo(podViewMaxAge) <= 0
-                ? null
-                : "pod view "
-                    + pods.viewAge().toSeconds()
-                    + " s old (the watch is down; bound "
-                    + podViewMaxAge.toSeconds()
-                    + " s)");
-  }
-
-  /**
-   * Wiring step: PSI averages observed every sync, and the kernel event sources of {@code
-   * notifiers}, each fact asking the manager for an immediate sync.
-   */
-  private static void startEventSources(
-      AgentConfig c,
-      EvictionConfig config,
-      Cgroups cgroups,
-      HostPaths paths,
-      PsiTrigger trigger,
-      NotifierFactory notifiers,
-      EvictionManager manager,
-      Clock clock,
-      Agent agent) {
-    PsiReader psi = new PsiReader(paths.procRoot(), clock);
-    if (psi.available()) {
-      manager.addObservationSource(psi::read);
-    }
-    // Kernel event sources (memcg thresholds, PSI triggers, memory.events, the adaptive poll):
-    // each wake-up is a fact with its source and asks for an immediate sync.
-    NotifierFactory.Spec spec =
-        new NotifierFactory.Spec(
-            config.thresholds(),
-            cgroups,
-            paths,
-            c.memcgNotifier(),
-            trigger,
-            c.adaptivePoll(),
-            c.interval());
-    for (NotifierFactory.Notifier n : notifiers.start(spec, manager::event, clock)) {
-      agent.own(n);
-      if (n.available()) {
-        LOG.info("event source {}: {}", n.source(), n.describe());
-        manager.addSyncListener((summary, plan) -> n.update(summary));
-      } else {
-        LOG.warn(
-            "event source {} not available ({}); polling every {}",
-            n.describe(),
-            n.unavailableReason(),
-            GoDuration.format(c.interval()));
-      }
-    }
-  }
-
-  /** Wiring step: the hot reload of a configured rules directory. */
-  private static void watchRules(
-      AgentConfig c,
-      RuleChoice choice,
-      RuleProbation probation,
-      EvictionManager manager,
-      AgentMetrics metrics,
-      Agent agent) {
-    if (c.rules() != null) {
-      RulesReloader reloader =
-          new RulesReloader(
-              c.rules(),
-              choice.configured().sha256(),
-              dir -> RuleCompiler.compile(dir, choice.options()),
-              rs -> probation.admit(rs, c.rules(), manager.lastInputs()),
-              failure -> metrics.rulesReload(RuleProbation.FAILED),
-              sha -> metrics.rulesReload(RuleProbation.UNCHANGED),
-              Duration.ofMillis(500));
-      agent.own(reloader);
-    }
-  }
-
-  private static boolean insecureKubelet(AgentConfig c) {
-    return !c.standalone() && c.stats().equals("kubelet") && c.kubeletInsecureSkipTlsVerify();
   }
 
   private static FsLayout inferLayout(StatsProvider stats) {

@@ -5,13 +5,9 @@ import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.EvictionOutcome;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.api.Observation;
-import dev.evictd.api.Quantity;
-import dev.evictd.api.ReclaimAction;
 import dev.evictd.api.Signal;
 import dev.evictd.api.StatsException;
 import dev.evictd.engine.Planner;
-import dev.evictd.engine.PlannerHooks;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.ports.EventSink;
 import dev.evictd.ports.NodeReclaimer;
@@ -62,9 +58,8 @@ public final class EvictionManager implements AutoCloseable {
   private final Planner planner;
   private final StatsProvider stats;
   private final PodSource pods;
-  private final PodEvictor evictor;
-  private final NodeReclaimer reclaimer;
   private final EventSink events;
+  private final EvictionExecution execution;
   private final AgentMetrics metrics;
   private final Clock clock;
   private final Settings settings;
@@ -98,12 +93,12 @@ public final class EvictionManager implements AutoCloseable {
     this.planner = planner;
     this.stats = stats;
     this.pods = pods;
-    this.evictor = evictor;
-    this.reclaimer = reclaimer;
     this.events = events;
     this.metrics = metrics;
     this.clock = clock;
     this.settings = settings;
+    this.execution =
+        new EvictionExecution(planner, stats, evictor, reclaimer, events, metrics, clock, settings);
     this.rulesSha256 = planner.rules().sha256();
     this.lastBeat = clock.instant();
     planner.podCleanupTimeout(settings.podCleanupTimeout());
@@ -362,7 +357,7 @@ public final class EvictionManager implements AutoCloseable {
     Instant rulesStart = clock.instant();
     int abandonedBefore = planner.abandonedRuleThreads();
     String ranRules = rulesSha256;
-    EvictionPlan plan = planner.sync(start, summary, active, hooks(), facts);
+    EvictionPlan plan = planner.sync(start, summary, active, execution.hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     metrics.plan(plan);
     RuleProbation p = probation;
@@ -385,15 +380,7 @@ public final class EvictionManager implements AutoCloseable {
       LOG.error("sync {} ({}) failed, nothing evicted: {}", plan.seq(), reason, plan.failure());
       return new SyncResult("failed", plan, List.of());
     }
-    if (settings.logEverySync() || !plan.decisions().isEmpty() || !plan.conditions().isEmpty()) {
-      LOG.info(
-          "sync {} ({}): {}; conditions {}{}",
-          plan.seq(),
-          reason,
-          describe(plan.observations()),
-          plan.conditions().isEmpty() ? "none" : plan.conditions(),
-          plan.signal() == null ? "" : "; acting on " + plan.signal());
-    }
+    SyncLog.sync(plan, reason, settings.logEverySync());
     if (plan.signal() != null && !settings.dryRun()) {
       try {
         events.thresholdMet(plan.signal().resource());
@@ -401,36 +388,15 @@ public final class EvictionManager implements AutoCloseable {
         LOG.warn("cannot record the node event: {}", e.getMessage());
       }
     }
-    int logged = 0;
-    for (EvictionPlan.RefusedDecision r : plan.refused()) {
-      // once per sync and decision, up to a bound: a rule set making thousands must not flood the
-      // log; the metric counts them all
-      if (logged++ < MAX_LOGGED_REFUSALS) {
-        LOG.warn(
-            "sync {}: refused a decision of rule \"{}\" to evict {}: {} ({})",
-            plan.seq(),
-            r.rule(),
-            r.pod(),
-            r.detail(),
-            r.reason().label());
-      }
-      metrics.decisionRefused(r.reason());
-    }
-    if (logged > MAX_LOGGED_REFUSALS) {
-      LOG.warn(
-          "sync {}: {} more refused decisions not logged (evictd_decisions_refused_total counts"
-              + " them)",
-          plan.seq(),
-          logged - MAX_LOGGED_REFUSALS);
-    }
-    settleUnknownOutcomes();
+    SyncLog.refusals(plan, metrics);
+    execution.settleUnknownOutcomes();
     List<EvictionAttempt> attempts = new ArrayList<>();
     for (EvictionDecision d : plan.decisions()) {
       if (stopping) {
         LOG.warn("shutting down: {} not evicted", d.pod());
         continue;
       }
-      EvictionAttempt a = execute(d);
+      EvictionAttempt a = execution.execute(d);
       if (a != null) {
         attempts.add(a);
       }
@@ -439,159 +405,6 @@ public final class EvictionManager implements AutoCloseable {
     lastSync = clock.instant();
     ready = true;
     return new SyncResult("ok", plan, attempts);
-  }
-
-  private PlannerHooks hooks() {
-    return new PlannerHooks() {
-      @Override
-      public boolean reclaim(ReclaimAction action) {
-        if (settings.dryRun()) {
-          LOG.info("dry run: would reclaim {}", action);
-          return true;
-        }
-        try {
-          return reclaimer.reclaim(action);
-        } catch (RuntimeException e) {
-          LOG.warn("node-level reclaim of {} failed: {}", action, e.getMessage());
-          return false;
-        }
-      }
-
-      @Override
-      public Summary summaryAfterReclaim() {
-        return stats.summary();
-      }
-    };
-  }
-
-  /**
-   * Evictions sent without an answer, by pod uid: their Evicted Event waits until the pod shows
-   * that the request was carried out.
-   */
-  private final java.util.Map<String, EvictionDecision> unknownOutcomes =
-      new java.util.LinkedHashMap<>();
-
-  /**
-   * What became of the evictions whose outcome was unknown, as this sync's pods show it: a
-   * deletionTimestamp means carried out (the Evicted Event is recorded now, once); a pod gone needs
-   * nothing more; a pod still there without one after podCleanupTimeout means the request was not
-   * carried out, and the rules may choose again.
-   */
-  private void settleUnknownOutcomes() {
-    var it = unknownOutcomes.entrySet().iterator();
-    while (it.hasNext()) {
-      var e = it.next();
-      EvictionDecision d = e.getValue();
-      dev.evictd.api.EvictionInFlight f = planner.inFlight(e.getKey());
-      if (f == null) {
-        LOG.info("evict {}: the pod is gone (the eviction's outcome was unknown)", d.pod());
-        it.remove();
-      } else if (f.outcome() == EvictionOutcome.EVICTED) {
-        LOG.info("evict {}: carried out after all (the pod is being deleted)", d.pod());
-        recordEvicted(d);
-        it.remove();
-      } else if (!clock.instant().isBefore(f.cleanupDeadline())) {
-        LOG.warn(
-            "evict {}: outcome still unknown after {} and the pod is not being deleted: taken as not"
-                + " carried out",
-            d.pod(),
-            dev.evictd.config.GoDuration.format(settings.podCleanupTimeout()));
-        planner.evictionNotStarted(e.getKey());
-        it.remove();
-      }
-    }
-  }
-
-  private void recordEvicted(EvictionDecision resolved) {
-    try {
-      events.podEvicted(resolved);
-    } catch (RuntimeException e) {
-      LOG.warn("cannot record the Evicted event for {}: {}", resolved.pod(), e.getMessage());
-    }
-  }
-
-  /** The attempt, or null when the pod is already going with a grace period no longer than this. */
-  private EvictionAttempt execute(EvictionDecision d) {
-    EvictionMethod method =
-        settings.dryRun()
-            ? EvictionMethod.DRY_RUN
-            : d.method() == EvictionMethod.DEFAULT ? settings.defaultMethod() : d.method();
-    EvictionDecision resolved =
-        new EvictionDecision(
-            d.pod(),
-            d.kind(),
-            d.signal(),
-            d.gracePeriodSeconds(),
-            d.message(),
-            d.annotations(),
-            method,
-            d.rules());
-    // an eviction in flight is never repeated with the same or a longer grace period (the rules
-    // should not ask; this holds whatever they ask), and a shorter one is no new eviction
-    dev.evictd.api.EvictionInFlight inFlight =
-        method == EvictionMethod.DRY_RUN ? null : planner.inFlight(d.pod().uid());
-    if (inFlight != null && d.gracePeriodSeconds() >= inFlight.gracePeriodSeconds()) {
-      LOG.info(
-          "evict {}: not again, already being deleted (grace {}s, since {}, outcome {})",
-          d.pod(),
-          inFlight.gracePeriodSeconds(),
-          inFlight.since(),
-          inFlight.outcome());
-      return null;
-    }
-    EvictionOutcome outcome;
-    String detail = "";
-    if (method == EvictionMethod.DRY_RUN) {
-      outcome = EvictionOutcome.DRY_RUN;
-    } else {
-      try {
-        dev.evictd.ports.EvictionResult result = evictor.attempt(resolved);
-        outcome = result == null ? EvictionOutcome.FAILED : result.outcome();
-        detail = result == null ? "" : result.detail();
-      } catch (RuntimeException e) {
-        LOG.warn("evicting {} failed: {}", d.pod(), e.getMessage());
-        outcome = EvictionOutcome.FAILED;
-      }
-    }
-    if (inFlight != null) {
-      LOG.info(
-          "evict {} ({}): grace period shortened from {}s to {}s: {}",
-          d.pod(),
-          d.signal(),
-          inFlight.gracePeriodSeconds(),
-          d.gracePeriodSeconds(),
-          outcome);
-      if (outcome == EvictionOutcome.EVICTED) {
-        planner.evictionStarted(d.pod(), method, d.gracePeriodSeconds(), outcome, clock.instant());
-      }
-      EvictionAttempt again =
-          new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant(), detail);
-      planner.recordAttempt(again);
-      return again;
-    }
-    LOG.info(
-        "evict {} ({}, grace {}s, {}): {} - {}{}",
-        d.pod(),
-        d.signal(),
-        d.gracePeriodSeconds(),
-        method.name().toLowerCase(java.util.Locale.ROOT),
-        outcome,
-        d.message(),
-        detail.isEmpty() ? "" : " [" + detail + "]");
-    if (outcome == EvictionOutcome.EVICTED) {
-      recordEvicted(resolved);
-    }
-    if (outcome == EvictionOutcome.EVICTED || outcome == EvictionOutcome.UNKNOWN) {
-      planner.evictionStarted(d.pod(), method, d.gracePeriodSeconds(), outcome, clock.instant());
-    }
-    if (outcome == EvictionOutcome.UNKNOWN) {
-      unknownOutcomes.put(d.pod().uid(), resolved);
-    }
-    metrics.eviction(d, method, outcome);
-    EvictionAttempt attempt =
-        new EvictionAttempt(d.pod(), d.signal(), method, outcome, clock.instant(), detail);
-    planner.recordAttempt(attempt);
-    return attempt;
   }
 
   /**
@@ -651,25 +464,6 @@ public final class EvictionManager implements AutoCloseable {
         triggers.offer(deferred);
       }
     }
-  }
-
-  private static String describe(List<Observation> obs) {
-    if (obs.isEmpty()) {
-      return "no observations";
-    }
-    return obs.stream()
-        .map(
-            o ->
-                o.signal()
-                    + " "
-                    + o.availableQuantity()
-                    + "/"
-                    + Quantity.of(
-                        o.capacity(),
-                        o.signal().binaryUnits()
-                            ? Quantity.Format.BINARY_SI
-                            : Quantity.Format.DECIMAL_SI))
-        .collect(Collectors.joining(", "));
   }
 
   /** How long {@link #close} lets a request in flight finish before interrupting it. */

@@ -3,8 +3,6 @@ package dev.evictd.agent;
 import dev.evictd.api.EvictdException;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.EvictionPlan;
-import dev.evictd.engine.Planner;
-import dev.evictd.engine.PlannerHooks;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.RuleCompiler;
@@ -59,12 +57,11 @@ public final class RuleProbation {
 
   private final int syncs;
   private final RuleStateStore store;
-  private final EvictionConfig config;
+  private final ShadowSync shadow;
   private final Supplier<RuleSet> packagedDefault;
   private final Function<List<RuleSource>, RuleSet> compileSaved;
   private final Clock clock;
   private final List<Function<EvictionPlan, String>> checks = new CopyOnWriteArrayList<>();
-  private final List<Planner> shadowsWithStuckThreads = new CopyOnWriteArrayList<>();
   private final java.util.function.Consumer<String> count;
   private java.util.function.Consumer<RuleSet> swap = rs -> {};
 
@@ -77,10 +74,6 @@ public final class RuleProbation {
   private RuleSet previousTrusted;
   private int trustedFailures;
   private String packagedSha;
-  private dev.evictd.engine.SyncBudget shadowBudget = dev.evictd.engine.SyncBudget.DEFAULT;
-  private dev.evictd.engine.DecisionGuard.Limits shadowLimits =
-      dev.evictd.engine.DecisionGuard.Limits.DEFAULT;
-  private java.time.Duration shadowCleanupTimeout;
 
   /**
    * @param syncs how many clean real syncs a new set needs to be trusted
@@ -101,7 +94,7 @@ public final class RuleProbation {
       Clock clock) {
     this.syncs = syncs;
     this.store = store;
-    this.config = config;
+    this.shadow = new ShadowSync(config);
     this.packagedDefault = packagedDefault;
     this.compileSaved = compileSaved;
     this.count = count;
@@ -231,7 +224,7 @@ public final class RuleProbation {
 
   /** The budget of shadow syncs (the live planner's by default; tests shorten it). */
   void shadowBudget(dev.evictd.engine.SyncBudget budget) {
-    this.shadowBudget = budget;
+    shadow.budget(budget);
   }
 
   /**
@@ -240,30 +233,12 @@ public final class RuleProbation {
    */
   public void shadowPlanner(
       dev.evictd.engine.DecisionGuard.Limits limits, java.time.Duration podCleanupTimeout) {
-    this.shadowLimits = limits;
-    this.shadowCleanupTimeout = podCleanupTimeout;
+    shadow.planner(limits, podCleanupTimeout);
   }
 
   /** Runs the set once on a planner of its own; returns why it failed, or null. */
   String shadowSync(RuleSet rs, Inputs inputs) {
-    Planner shadow;
-    try {
-      shadow = new Planner(rs, config, shadowBudget, shadowLimits);
-      if (shadowCleanupTimeout != null) {
-        shadow.podCleanupTimeout(shadowCleanupTimeout);
-      }
-    } catch (EvictdException e) {
-      return e.getMessage();
-    }
-    try (shadow) {
-      EvictionPlan plan =
-          shadow.sync(inputs.at(), inputs.summary(), inputs.pods(), PlannerHooks.noReclaim(null));
-      return problem(plan);
-    } finally {
-      if (shadow.abandonedRuleThreads() > 0) {
-        shadowsWithStuckThreads.add(shadow);
-      }
-    }
+    return shadow.run(rs, inputs, this::problem);
   }
 
   private String problem(EvictionPlan plan) {
@@ -283,12 +258,7 @@ public final class RuleProbation {
 
   /** Abandoned rule threads of shadow syncs that are still running. */
   public int shadowThreadsAlive() {
-    shadowsWithStuckThreads.removeIf(p -> p.aliveAbandonedRuleThreads() == 0);
-    int n = 0;
-    for (Planner p : shadowsWithStuckThreads) {
-      n += p.aliveAbandonedRuleThreads();
-    }
-    return n;
+    return shadow.threadsAlive();
   }
 
   /**
