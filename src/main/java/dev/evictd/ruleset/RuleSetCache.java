@@ -58,6 +58,7 @@ public final class RuleSetCache {
       List.of(
           "dev/evictd/ruleset/RuleCompiler.class",
           "dev/evictd/ruleset/lint/PolicyLint.class",
+          "dev/evictd/ruleset/lint/DrlFileCheck.class",
           "dev/evictd/ruleset/lint/CodeCheck.class",
           "dev/evictd/ruleset/lint/CompiledCodeCheck.class",
           "dev/evictd/ruleset/lint/CompiledClassNames.class",
