@@ -60,6 +60,8 @@ public final class RuleSetCache {
           "dev/evictd/ruleset/lint/PolicyLint.class",
           "dev/evictd/ruleset/lint/DrlFileCheck.class",
           "dev/evictd/ruleset/lint/CodeCheck.class",
+          "dev/evictd/ruleset/lint/DrlExpressionNodes.class",
+          "dev/evictd/ruleset/lint/FragmentLines.class",
           "dev/evictd/ruleset/lint/CompiledCodeCheck.class",
           "dev/evictd/ruleset/lint/CompiledClassNames.class",
           "dev/evictd/ruleset/lint/BytecodeInspector.class",
