@@ -58,8 +58,15 @@ public final class RuleSetCache {
       List.of(
           "dev/evictd/ruleset/RuleCompiler.class",
           "dev/evictd/ruleset/lint/PolicyLint.class",
+          "dev/evictd/ruleset/lint/DrlFileCheck.class",
           "dev/evictd/ruleset/lint/CodeCheck.class",
+          "dev/evictd/ruleset/lint/DrlExpressionNodes.class",
+          "dev/evictd/ruleset/lint/FragmentLines.class",
           "dev/evictd/ruleset/lint/CompiledCodeCheck.class",
+          "dev/evictd/ruleset/lint/CompiledClassNames.class",
+          "dev/evictd/ruleset/lint/BytecodeInspector.class",
+          "dev/evictd/ruleset/lint/CompiledCodeRefusals.class",
+          "dev/evictd/ruleset/lint/InterpretedMvelWalk.class",
           "dev/evictd/ruleset/lint/PolicyAllowlist.class",
           "dev/evictd/ruleset/lint/RuleNames.class",
           "dev/evictd/ruleset/lint/StoredLint.class");

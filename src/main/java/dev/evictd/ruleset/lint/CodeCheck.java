@@ -20,42 +20,22 @@ import com.github.javaparser.ast.stmt.LocalRecordDeclarationStmt;
 import com.github.javaparser.ast.stmt.SynchronizedStmt;
 import com.github.javaparser.ast.stmt.WhileStmt;
 import com.github.javaparser.ast.type.ClassOrInterfaceType;
-import dev.evictd.engine.Re2ConstraintBuilder;
-import dev.evictd.engine.RuleRegex;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import org.drools.mvel.parser.DrlxParser;
 import org.drools.mvel.parser.MvelParser;
-import org.drools.mvel.parser.ast.expr.BigDecimalLiteralExpr;
-import org.drools.mvel.parser.ast.expr.BigIntegerLiteralExpr;
 import org.drools.mvel.parser.ast.expr.DrlNameExpr;
-import org.drools.mvel.parser.ast.expr.DrlxExpression;
-import org.drools.mvel.parser.ast.expr.FullyQualifiedInlineCastExpr;
-import org.drools.mvel.parser.ast.expr.HalfBinaryExpr;
-import org.drools.mvel.parser.ast.expr.HalfPointFreeExpr;
-import org.drools.mvel.parser.ast.expr.InlineCastExpr;
-import org.drools.mvel.parser.ast.expr.ListCreationLiteralExpression;
-import org.drools.mvel.parser.ast.expr.ListCreationLiteralExpressionElement;
-import org.drools.mvel.parser.ast.expr.MapCreationLiteralExpression;
-import org.drools.mvel.parser.ast.expr.MapCreationLiteralExpressionKeyValuePair;
-import org.drools.mvel.parser.ast.expr.ModifyStatement;
-import org.drools.mvel.parser.ast.expr.NullSafeFieldAccessExpr;
-import org.drools.mvel.parser.ast.expr.NullSafeMethodCallExpr;
-import org.drools.mvel.parser.ast.expr.OOPathChunk;
-import org.drools.mvel.parser.ast.expr.OOPathExpr;
-import org.drools.mvel.parser.ast.expr.PointFreeExpr;
-import org.drools.mvel.parser.ast.expr.RegexExpr;
-import org.drools.mvel.parser.ast.expr.TemporalChunkExpr;
-import org.drools.mvel.parser.ast.expr.TemporalLiteralExpr;
-import org.drools.mvel.parser.ast.expr.WithStatement;
 
 /**
  * Checks one fragment of rule code — a consequence or function body (Java), or a constraint, {@code
  * from}, {@code eval} or attribute expression (the DRL expression language) — against the {@link
  * PolicyAllowlist}. Fragments are parsed with Drools' own DRLX/Java parser; a fragment that does
  * not parse is refused, never skipped.
+ *
+ * <p>This class walks the parsed Java; {@link DrlExpressionNodes} walks the nodes of Drools'
+ * expression language, and {@link FragmentLines} finds the file line a finding is on.
  */
 final class CodeCheck {
   /**
@@ -81,8 +61,7 @@ final class CodeCheck {
   private final RuleNames names;
   private final Origin origin;
   private final Collection<PolicyFinding> out;
-  private final String text;
-  private int cursor;
+  private final FragmentLines lines;
 
   /**
    * Whether the fragment is an expression of the DRL language (MVEL runs it): no bytecode check
@@ -91,7 +70,7 @@ final class CodeCheck {
   private boolean expression;
 
   private CodeCheck(String text, RuleNames names, Origin origin, Collection<PolicyFinding> out) {
-    this.text = text;
+    this.lines = new FragmentLines(text, origin.firstLine());
     this.names = names;
     this.origin = origin;
     this.out = out;
@@ -159,41 +138,14 @@ final class CodeCheck {
   }
 
   /**
-   * Records a finding at the line where {@code needle} (the word as written) occurs: Drools' parser
-   * keeps no positions, so the fragment's text is searched, from where the previous finding was
-   * (nodes are visited in source order), else from its start.
+   * Records a finding at the line where {@code needle} (the word as written) occurs (see {@link
+   * FragmentLines#lineOf}).
    */
-  private void refuse(String needle, String name, String reason) {
-    int at = needle.isEmpty() ? -1 : indexOfWord(needle, cursor);
-    if (at < 0 && !needle.isEmpty()) {
-      at = indexOfWord(needle, 0);
-    }
-    if (at >= 0) {
-      cursor = at;
-    }
-    int pos = at >= 0 ? at : cursor;
-    int line = origin.firstLine();
-    for (int i = 0; i < pos && i < text.length(); i++) {
-      if (text.charAt(i) == '\n') {
-        line++;
-      }
-    }
-    out.add(new PolicyFinding(origin.file(), line, origin.where(), name, reason));
+  void refuse(String needle, String name, String reason) {
+    out.add(new PolicyFinding(origin.file(), lines.lineOf(needle), origin.where(), name, reason));
   }
 
-  private int indexOfWord(String word, int from) {
-    for (int i = text.indexOf(word, from); i >= 0; i = text.indexOf(word, i + 1)) {
-      boolean start = i == 0 || !Character.isJavaIdentifierPart(text.charAt(i - 1));
-      int end = i + word.length();
-      boolean stop = end >= text.length() || !Character.isJavaIdentifierPart(text.charAt(end));
-      if (start && stop) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  private void visit(Node n) {
+  void visit(Node n) {
     if (n != null) {
       visitAt(n);
     }
@@ -202,7 +154,7 @@ final class CodeCheck {
   private void visitAt(Node n) {
     if (n.getClass().getPackageName().startsWith("org.drools.mvel.parser")
         && !(n instanceof DrlNameExpr)) {
-      drl(n);
+      DrlExpressionNodes.drl(this, n);
       return;
     }
     if (n instanceof ClassOrInterfaceType t) {
@@ -450,7 +402,7 @@ final class CodeCheck {
    * Refuses a member name that leads to a refused capability; with {@code property}, also its
    * getter forms.
    */
-  private void member(String owner, String name, boolean property) {
+  void member(String owner, String name, boolean property) {
     if (name.equals("class")) {
       refuse("class", ".class", "reflection");
       return;
@@ -480,7 +432,7 @@ final class CodeCheck {
     t.getTypeArguments().ifPresent(args -> args.forEach(this::visit));
   }
 
-  private void checkTypeName(String dotted) {
+  void checkTypeName(String dotted) {
     String needle = dotted.substring(dotted.lastIndexOf('.') + 1);
     List<RuleNames.Resolved> resolved = names.resolve(List.of(dotted.split("\\.")));
     if (resolved.isEmpty()) {
@@ -506,96 +458,5 @@ final class CodeCheck {
     }
     refuse(needle, className.replace('$', '.'), PolicyAllowlist.category(className));
     return false;
-  }
-
-  /**
-   * The nodes of Drools' expression language (and its modify/with blocks), which JavaParser does
-   * not walk.
-   */
-  private void drl(Node n) {
-    if (n instanceof DrlxExpression d) {
-      visit(d.getExpr());
-    } else if (n instanceof PointFreeExpr p) {
-      visit(p.getLeft());
-      p.getRight().forEach(this::visit);
-      visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
-      pattern(p.getOperator().asString(), p.getRight());
-    } else if (n instanceof HalfPointFreeExpr p) {
-      p.getRight().forEach(this::visit);
-      visitAll(p.getArg1(), p.getArg2(), p.getArg3(), p.getArg4());
-      pattern(p.getOperator().asString(), p.getRight());
-    } else if (n instanceof HalfBinaryExpr h) {
-      visit(h.getRight());
-    } else if (n instanceof InlineCastExpr c) {
-      visit(c.getType());
-      visit(c.getExpression());
-    } else if (n instanceof FullyQualifiedInlineCastExpr c) {
-      visit(c.getScope());
-      checkTypeName(c.getName().asString());
-      c.getArguments().forEach(this::visit);
-    } else if (n instanceof NullSafeFieldAccessExpr f) {
-      visit(f.getScope());
-      member(null, f.getNameAsString(), true);
-    } else if (n instanceof NullSafeMethodCallExpr m) {
-      m.getScope().ifPresent(this::visit);
-      m.getArguments().forEach(this::visit);
-      member(null, m.getNameAsString(), false);
-    } else if (n instanceof ListCreationLiteralExpression l) {
-      l.getExpressions().forEach(this::visit);
-    } else if (n instanceof ListCreationLiteralExpressionElement e) {
-      visit(e.getValue());
-    } else if (n instanceof MapCreationLiteralExpression m) {
-      m.getExpressions().forEach(this::visit);
-    } else if (n instanceof MapCreationLiteralExpressionKeyValuePair kv) {
-      visit(kv.getKey());
-      visit(kv.getValue());
-    } else if (n instanceof OOPathExpr o) {
-      o.getChunks().forEach(this::visit);
-    } else if (n instanceof OOPathChunk c) {
-      member(null, c.getField().asString(), true);
-      if (c.getInlineCast() != null) {
-        checkTypeName(c.getInlineCast().asString());
-      }
-      c.getConditions().forEach(this::visit);
-    } else if (n instanceof ModifyStatement m) {
-      visit(m.getModifyObject());
-      m.getExpressions().forEach(this::visit);
-    } else if (n instanceof WithStatement w) {
-      visit(w.getWithObject());
-      w.getExpressions().forEach(this::visit);
-    } else if (!(n instanceof RegexExpr
-        || n instanceof TemporalLiteralExpr
-        || n instanceof TemporalChunkExpr
-        || n instanceof BigDecimalLiteralExpr
-        || n instanceof BigIntegerLiteralExpr)) {
-      refuse("", n.getClass().getSimpleName(), "cannot be analysed: unknown expression form");
-    }
-  }
-
-  /**
-   * The literal pattern of a {@code matches}: RE2/J runs it (see {@link Re2ConstraintBuilder}), so
-   * it must be RE2 syntax (no back-references, no look-around).
-   */
-  private void pattern(String operator, List<Expression> right) {
-    if (!operator.equals("matches")) {
-      return;
-    }
-    for (Expression e : right) {
-      if (e instanceof com.github.javaparser.ast.expr.StringLiteralExpr lit) {
-        String error = RuleRegex.syntaxError(lit.asString());
-        if (error != null) {
-          refuse(
-              "matches",
-              "matches \"" + lit.getValue() + "\"",
-              "not a regular expression RE2/J accepts: " + error);
-        }
-      }
-    }
-  }
-
-  private void visitAll(Node... nodes) {
-    for (Node n : nodes) {
-      visit(n);
-    }
   }
 }
