@@ -6,8 +6,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import dev.evictd.api.PodStats;
-import dev.evictd.stats.Summary;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,16 +28,7 @@ class PackageCyclesTest {
 
   @Test
   void noPackageCycle() {
-    slices()
-        .matching("dev.evictd.(*)..")
-        .should()
-        .beFreeOfCycles()
-        // The one known cycle, api <-> stats: a PodStats fact carries the Summary record it was
-        // built from, and the Summary's JSON binding parses quantities with api's Quantity, which
-        // cannot leave api while rule files import it from there. Any other edge between the two
-        // packages still closes a cycle and fails.
-        .ignoreDependency(PodStats.class, Summary.PodStats.class)
-        .check(main);
+    slices().matching("dev.evictd.(*)..").should().beFreeOfCycles().check(main);
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.evictd.api.FsLayout;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.PodCompaction;
 import dev.evictd.executor.DryRunEvictor;
+import dev.evictd.k8s.SummaryJson;
 import dev.evictd.ports.EventSink;
 import dev.evictd.ports.PodSource;
 import dev.evictd.ruleset.RuleCompiler;
@@ -41,7 +42,10 @@ public final class ChurnAgent {
     int churn = Integer.parseInt(args[2]);
     Clock clock = Clock.systemUTC();
     JsonMapper json =
-        JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+        JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .addModule(SummaryJson.module())
+            .build();
     Random random = new Random(7);
     List<BenchData.GenPod> gen = new ArrayList<>(BenchData.generate(n, 42));
     int[] next = {n};

@@ -1,6 +1,7 @@
 package dev.evictd.kube;
 
 import dev.evictd.api.StatsException;
+import dev.evictd.k8s.SummaryJson;
 import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.client.Config;
@@ -42,7 +43,10 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
   public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(10);
 
   private static final JsonMapper MAPPER =
-      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
+      JsonMapper.builder()
+          .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .addModule(SummaryJson.module())
+          .build();
 
   private final KubeApi api;
   private final String path;

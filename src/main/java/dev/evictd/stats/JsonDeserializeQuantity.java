@@ -1,14 +1,16 @@
 package dev.evictd.stats;
 
-import com.fasterxml.jackson.annotation.JacksonAnnotationsInside;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import tools.jackson.databind.annotation.JsonDeserialize;
 
 /**
- * Marks a byte or count field that accepts an integer or a Kubernetes quantity string ("1500Mi").
+ * Marks a byte or count field that accepts an integer or a Kubernetes quantity string ("1500Mi"). A
+ * marker only: the mapper that reads a {@link Summary} binds it, with {@code
+ * dev.evictd.k8s.SummaryJson.module()}, to the quantity reader (which needs {@code
+ * dev.evictd.api.Quantity}: naming it here would make {@code api <-> stats} a package cycle, since
+ * {@code api.PodStats} carries a {@link Summary.PodStats}).
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target({
@@ -17,6 +19,4 @@ import tools.jackson.databind.annotation.JsonDeserialize;
   ElementType.METHOD,
   ElementType.RECORD_COMPONENT
 })
-@JacksonAnnotationsInside
-@JsonDeserialize(using = QuantityLongDeserializer.class)
 public @interface JsonDeserializeQuantity {}

@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * The kubelet stats summary ({@code GET /api/v1/nodes/NODE/proxy/stats/summary}), reduced to the
  * fields eviction uses, with the statsapi JSON field names. Every field may be null: a missing
- * field means "no observation", never zero. Unknown JSON fields are ignored.
+ * field means "no observation", never zero. Unknown JSON fields are ignored. A mapper that reads it
+ * adds {@code dev.evictd.k8s.SummaryJson.module()}, which reads the amounts (integers or quantity
+ * strings).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -1,4 +1,4 @@
-package dev.evictd.stats;
+package dev.evictd.k8s;
 
 import dev.evictd.api.Quantity;
 import java.math.BigInteger;
