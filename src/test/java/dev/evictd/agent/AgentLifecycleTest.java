@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.evictd.config.YamlNode;
 import dev.evictd.kube.KubeSettings;
 import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.ReservedPort;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -27,12 +27,6 @@ class AgentLifecycleTest {
   /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
   private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   static AgentConfig config(Path dir, int port, String extra) throws IOException {
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
@@ -51,10 +45,13 @@ class AgentLifecycleTest {
         YamlNode.parse(cfg.toString(), Files.readAllBytes(cfg)), Map.of(), Map.of());
   }
 
-  /** The status of a GET on a fresh connection, or -1 when nothing answers within 500 ms. */
+  /**
+   * The status of a GET on a fresh connection, or -1 when nothing answers within 2 s (a refused
+   * connection answers at once; 2 s leaves a loaded machine time to schedule the answer).
+   */
   static int status(int port, String path) {
     try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(500);
+      s.setSoTimeout(2000);
       s.getOutputStream()
           .write(
               ("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
@@ -78,9 +75,11 @@ class AgentLifecycleTest {
   @Test
   void healthzAnswersWithinTwoSecondsWhileTheApiServerFailsAndTheKubeletHangs(@TempDir Path dir)
       throws Exception {
-    int port = freePort();
-    AgentConfig c = config(dir, port, "");
-    try (FakeKubeApiServer api = FakeKubeApiServer.start()) {
+    // the prober needs the port while Agent.start is still running, so it is held, not released
+    try (ReservedPort reserved = ReservedPort.bind();
+        FakeKubeApiServer api = FakeKubeApiServer.start()) {
+      int port = reserved.port();
+      AgentConfig c = config(dir, port, "");
       api.fail("GET", "/api/v1/pods", 500, 100_000);
       api.delay("GET", "/api/v1/nodes/node-1/proxy/stats/summary", Duration.ofSeconds(60), 1000);
       AtomicLong firstHealthy = new AtomicLong();
@@ -118,8 +117,7 @@ class AgentLifecycleTest {
   @Test
   void shutdownUnderASlowApiServerStartsNoNewRequestAndEndsWithinTenSeconds(@TempDir Path dir)
       throws Exception {
-    int port = freePort();
-    AgentConfig c = config(dir, port, "executor: delete\nfsLayout: shared\n");
+    AgentConfig c = config(dir, 0, "executor: delete\nfsLayout: shared\n");
     try (FakeKubeApiServer api = FakeKubeApiServer.start()) {
       Pod small = api.create(AgentEndToEndTest.pod("small", 0));
       Pod big = api.create(AgentEndToEndTest.pod("big", 0));
