@@ -7,9 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -32,8 +30,6 @@ import java.util.TreeSet;
 public final class Cgroups {
   /** The default name of the cgroup holding every pod. */
   public static final String DEFAULT_PODS_CGROUP = "kubepods";
-
-  private static final List<String> QOS_CLASSES = List.of("burstable", "besteffort");
 
   /** The cgroup version that owns the memory controller. */
   public enum Version {
@@ -95,7 +91,10 @@ public final class Cgroups {
     this.memoryRoot = memoryRoot;
     this.podsName = podsName;
     this.pods =
-        memoryRoot == null ? null : findPods(memoryRoot, relativePods(root, memoryRoot, podsName));
+        memoryRoot == null
+            ? null
+            : PodCgroupNames.findPods(
+                memoryRoot, PodCgroupNames.relativePods(root, memoryRoot, podsName));
   }
 
   /**
@@ -122,76 +121,6 @@ public final class Cgroups {
       return new Cgroups(root, Version.V2, unified, pods);
     }
     return new Cgroups(root, null, null, pods);
-  }
-
-  /**
-   * The pods cgroup as a path relative to the memory controller's root; refuses what is not one.
-   */
-  private static String relativePods(Path root, Path memoryRoot, String name) {
-    String rel = name.trim();
-    Path asPath;
-    try {
-      asPath = Path.of(rel).normalize();
-    } catch (java.nio.file.InvalidPathException e) {
-      throw new ConfigException("--pods-cgroup " + name + ": not a cgroup path: " + e.getReason());
-    }
-    if (rel.startsWith("/") && asPath.startsWith(memoryRoot) && !asPath.equals(memoryRoot)) {
-      rel = memoryRoot.relativize(asPath).toString();
-    } else if (rel.startsWith("/")
-        && (asPath.startsWith(root) || asPath.startsWith(HostPaths.DEFAULT_CGROUP_ROOT))) {
-      throw new ConfigException(
-          "--pods-cgroup "
-              + name
-              + ": not below the memory controller at "
-              + memoryRoot
-              + " (give the cgroup name, e.g. kubepods or kubepods.slice)");
-    }
-    while (rel.startsWith("/")) {
-      rel = rel.substring(1);
-    }
-    while (rel.endsWith("/")) {
-      rel = rel.substring(0, rel.length() - 1);
-    }
-    if (rel.isEmpty()) {
-      throw new ConfigException(
-          "--pods-cgroup " + name + ": names the root cgroup, not the cgroup holding the pods");
-    }
-    for (String part : rel.split("/")) {
-      if (part.isEmpty() || part.equals(".") || part.equals("..")) {
-        throw new ConfigException(
-            "--pods-cgroup " + name + ": \"" + part + "\" is not a cgroup name");
-      }
-    }
-    return rel;
-  }
-
-  /**
-   * The pods cgroup directory: the path as given, with or without {@code .slice} on its last part,
-   * or in the systemd driver's expansion of a cgroupfs path ({@code a/b} → {@code
-   * a.slice/a-b.slice}, as the kubelet names it).
-   */
-  private static Path findPods(Path memoryRoot, String rel) {
-    List<String> candidates = new ArrayList<>();
-    candidates.add(rel);
-    if (rel.endsWith(".slice")) {
-      candidates.add(rel.substring(0, rel.length() - ".slice".length()));
-    } else {
-      candidates.add(rel + ".slice");
-      StringBuilder sb = new StringBuilder();
-      String prefix = "";
-      for (String part : rel.split("/")) {
-        prefix = prefix.isEmpty() ? part : prefix + "-" + part;
-        sb.append(sb.length() == 0 ? "" : "/").append(prefix).append(".slice");
-      }
-      candidates.add(sb.toString());
-    }
-    for (String c : candidates) {
-      Path p = memoryRoot.resolve(c);
-      if (Files.isDirectory(p)) {
-        return p;
-      }
-    }
-    return null;
   }
 
   private static boolean hasV2Memory(Path dir) {
@@ -256,26 +185,6 @@ public final class Cgroups {
   }
 
   /**
-   * The prefix systemd gives the slices below the pods slice: the slice's unit name without {@code
-   * .slice} ({@code kubepods} for {@code kubepods.slice}).
-   */
-  private String slicePrefix() {
-    String name = pods.getFileName().toString();
-    return name.substring(0, name.length() - ".slice".length());
-  }
-
-  /** The cgroups directly holding pod cgroups: the pods cgroup and its QoS-class children. */
-  private List<Path> podParents() {
-    boolean systemd = driver().orElse(Driver.CGROUPFS) == Driver.SYSTEMD;
-    List<Path> parents = new ArrayList<>();
-    parents.add(pods);
-    for (String qos : QOS_CLASSES) {
-      parents.add(systemd ? pods.resolve(slicePrefix() + "-" + qos + ".slice") : pods.resolve(qos));
-    }
-    return parents;
-  }
-
-  /**
    * Every pod cgroup below the pods cgroup, by pod UID (dashes restored from systemd's
    * underscores).
    */
@@ -285,7 +194,7 @@ public final class Cgroups {
       return out;
     }
     boolean systemd = driver().orElseThrow() == Driver.SYSTEMD;
-    for (Path parent : podParents()) {
+    for (Path parent : PodCgroupNames.podParents(pods, systemd)) {
       if (!Files.isDirectory(parent)) {
         continue;
       }
@@ -305,18 +214,7 @@ public final class Cgroups {
 
   /** The pod UID a cgroup directory name stands for, or null when it is not a pod cgroup. */
   static String podUid(String name, boolean systemd) {
-    if (!systemd) {
-      return name.startsWith("pod") && name.length() > 3 ? name.substring(3) : null;
-    }
-    if (!name.endsWith(".slice")) {
-      return null;
-    }
-    int at = name.lastIndexOf("-pod");
-    if (at < 0) {
-      return null;
-    }
-    String uid = name.substring(at + 4, name.length() - ".slice".length());
-    return uid.isEmpty() ? null : uid.replace('_', '-');
+    return PodCgroupNames.podUid(name, systemd);
   }
 
   /** The cgroup of the pod with {@code uid}, when it exists under either driver's naming. */
@@ -324,23 +222,10 @@ public final class Cgroups {
     if (pods == null || uid == null || uid.isBlank() || uid.contains("/") || uid.contains("..")) {
       return Optional.empty();
     }
-    List<Path> candidates = new ArrayList<>();
-    List<Path> parents = podParents();
-    if (driver().orElseThrow() == Driver.SYSTEMD) {
-      String u = uid.replace('-', '_');
-      candidates.add(pods.resolve(slicePrefix() + "-pod" + u + ".slice"));
-      for (int i = 0; i < QOS_CLASSES.size(); i++) {
-        candidates.add(
-            parents
-                .get(i + 1)
-                .resolve(slicePrefix() + "-" + QOS_CLASSES.get(i) + "-pod" + u + ".slice"));
-      }
-    } else {
-      for (Path parent : parents) {
-        candidates.add(parent.resolve("pod" + uid));
-      }
-    }
-    return candidates.stream().filter(Files::isDirectory).findFirst();
+    boolean systemd = driver().orElseThrow() == Driver.SYSTEMD;
+    return PodCgroupNames.podCgroupCandidates(pods, systemd, uid).stream()
+        .filter(Files::isDirectory)
+        .findFirst();
   }
 
   /**
@@ -355,7 +240,7 @@ public final class Cgroups {
     if (version == Version.V1) {
       Long inactive = stat.getOrDefault("total_inactive_file", stat.get("inactive_file"));
       Long rss = stat.getOrDefault("total_rss", stat.get("rss"));
-      OptionalLong limit = readLimit(dir.resolve("memory.limit_in_bytes"));
+      OptionalLong limit = KernelFigures.readLimit(dir.resolve("memory.limit_in_bytes"));
       return new Memory(
           readLong(dir.resolve("memory.usage_in_bytes")).stream().boxed().findFirst().orElse(null),
           inactive,
@@ -369,7 +254,7 @@ public final class Cgroups {
         && stat.containsKey("file")) {
       usage = stat.get("anon") + stat.get("file");
     }
-    OptionalLong limit = readLimit(dir.resolve("memory.max"));
+    OptionalLong limit = KernelFigures.readLimit(dir.resolve("memory.max"));
     return new Memory(
         usage,
         stat.get("inactive_file"),
@@ -479,94 +364,14 @@ public final class Cgroups {
 
   /**
    * {@code key value} lines (memory.stat, /proc/meminfo without units) as a map; empty when
-   * unreadable.
+   * unreadable ({@link KernelFigures#readKeyed}).
    */
   static Map<String, Long> readKeyed(Path file) {
-    Map<String, Long> out = new LinkedHashMap<>();
-    String text;
-    try {
-      text = KernelFiles.read(file);
-    } catch (IOException e) {
-      return out;
-    }
-    // by hand, not with a regular expression and a list of lines: a sync reads /proc/meminfo and
-    // memory.stat files, and the garbage of a split per line made the collector run more often
-    int n = text.length();
-    int i = 0;
-    while (i < n) {
-      int end = text.indexOf('\n', i);
-      if (end < 0) {
-        end = n;
-      }
-      parseKeyed(text, i, end, out);
-      i = end + 1;
-    }
-    return out;
-  }
-
-  private static boolean separator(char c) {
-    return c == ':' || Character.isWhitespace(c);
-  }
-
-  /**
-   * One {@code key value [kB]} line (fields separated by colons and white space): the value in
-   * bytes ({@code kB} multiplied out); lines without an integer value are skipped.
-   */
-  private static void parseKeyed(String text, int from, int to, Map<String, Long> out) {
-    int k = from;
-    while (k < to && Character.isWhitespace(text.charAt(k))) {
-      k++;
-    }
-    int keyEnd = k;
-    while (keyEnd < to && !separator(text.charAt(keyEnd))) {
-      keyEnd++;
-    }
-    int v = keyEnd;
-    while (v < to && separator(text.charAt(v))) {
-      v++;
-    }
-    if (keyEnd == k || v == to) {
-      return;
-    }
-    int valueEnd = v;
-    while (valueEnd < to && !separator(text.charAt(valueEnd))) {
-      valueEnd++;
-    }
-    long value;
-    try {
-      value = Long.parseLong(text, v, valueEnd, 10);
-    } catch (NumberFormatException e) {
-      return; // not a number: not a figure we use
-    }
-    int u = valueEnd;
-    while (u < to && separator(text.charAt(u))) {
-      u++;
-    }
-    int unitEnd = u;
-    while (unitEnd < to && !separator(text.charAt(unitEnd))) {
-      unitEnd++;
-    }
-    if (unitEnd - u == 2 && text.startsWith("kB", u)) {
-      value *= 1024;
-    }
-    out.put(text.substring(k, keyEnd), value);
+    return KernelFigures.readKeyed(file);
   }
 
   /** A file holding one integer; empty when missing or not an integer. */
   static OptionalLong readLong(Path file) {
-    try {
-      return OptionalLong.of(Long.parseLong(KernelFiles.read(file).trim()));
-    } catch (IOException | NumberFormatException e) {
-      return OptionalLong.empty();
-    }
-  }
-
-  /** A limit file: empty when missing, "max" (v2) or the v1 "unlimited" value (close to 2^63). */
-  private static OptionalLong readLimit(Path file) {
-    OptionalLong v = readLong(file);
-    if (v.isPresent() && v.getAsLong() >= (Long.MAX_VALUE / 2)) {
-      return OptionalLong.empty();
-    }
-    return v;
+    return KernelFigures.readLong(file);
   }
 }
