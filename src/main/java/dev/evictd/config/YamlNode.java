@@ -1,29 +1,13 @@
 package dev.evictd.config;
 
 import dev.evictd.api.ConfigException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
-import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
-import org.snakeyaml.engine.v2.nodes.MappingNode;
-import org.snakeyaml.engine.v2.nodes.Node;
-import org.snakeyaml.engine.v2.nodes.NodeTuple;
-import org.snakeyaml.engine.v2.nodes.ScalarNode;
-import org.snakeyaml.engine.v2.nodes.SequenceNode;
 import org.snakeyaml.engine.v2.nodes.Tag;
-import org.snakeyaml.engine.v2.schema.CoreSchema;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.JsonNodeFactory;
@@ -43,9 +27,6 @@ public final class YamlNode {
     NULL
   }
 
-  private static final int MAX_DEPTH = 200;
-  private static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
-
   private final String file;
   private final String path;
   private final int line;
@@ -56,7 +37,8 @@ public final class YamlNode {
   private final String scalar;
   private final Tag tag;
 
-  private YamlNode(
+  /** A node as {@link YamlComposer} builds it from the composed YAML. */
+  YamlNode(
       String file,
       String path,
       int line,
@@ -79,37 +61,7 @@ public final class YamlNode {
 
   /** Decodes {@code bytes} as strict UTF-8 and parses every YAML document in it. */
   public static List<YamlNode> parseAll(String file, byte[] bytes) {
-    String text = decode(file, bytes);
-    if (text.isBlank()) {
-      throw new ConfigException(file + ": file is empty");
-    }
-    LoadSettings settings =
-        LoadSettings.builder()
-            .setLabel(file)
-            .setAllowDuplicateKeys(false)
-            .setAllowRecursiveKeys(false)
-            .setMaxAliasesForCollections(50)
-            .setCodePointLimit(MAX_CODE_POINTS)
-            .setSchema(new CoreSchema())
-            .build();
-    List<YamlNode> docs = new ArrayList<>();
-    try {
-      for (Node n : new Compose(settings).composeAllFromString(text)) {
-        docs.add(convert(file, "", n, 0));
-      }
-    } catch (MarkedYamlEngineException e) {
-      Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
-      String where = m == null ? file : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
-      throw new ConfigException(where + ": not valid YAML: " + firstLine(e.getProblem()));
-    } catch (YamlEngineException e) {
-      throw new ConfigException(file + ": not valid YAML: " + firstLine(e.getMessage()));
-    } catch (StackOverflowError e) {
-      throw new ConfigException(file + ": not valid YAML: nesting too deep");
-    }
-    if (docs.isEmpty()) {
-      throw new ConfigException(file + ": file is empty");
-    }
-    return docs;
+    return YamlComposer.parseAll(file, bytes);
   }
 
   /** Parses a file that must hold exactly one YAML document. */
@@ -121,94 +73,14 @@ public final class YamlNode {
     return docs.get(0);
   }
 
-  private static String decode(String file, byte[] bytes) {
-    for (int i = 0; i < bytes.length; i++) {
-      if (bytes[i] == 0) {
-        throw new ConfigException(file + ": not a text file (NUL byte at offset " + i + ")");
-      }
-    }
-    String text = strictUtf8(bytes);
-    if (text == null) {
-      throw new ConfigException(file + ": not a UTF-8 text file");
-    }
-    return text;
-  }
-
   /**
    * Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text.
    */
   public static String strictUtf8(byte[] bytes) {
-    try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
-    } catch (CharacterCodingException e) {
-      return null;
-    }
+    return YamlComposer.strictUtf8(bytes);
   }
 
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "syntax error";
-    }
-    int nl = s.indexOf('\n');
-    return (nl < 0 ? s : s.substring(0, nl)).trim();
-  }
-
-  private static YamlNode convert(String file, String path, Node n, int depth) {
-    int line = n.getStartMark().map(m -> m.getLine() + 1).orElse(0);
-    int col = n.getStartMark().map(m -> m.getColumn() + 1).orElse(0);
-    if (depth > MAX_DEPTH) {
-      throw new ConfigException(file + ":" + line + ": " + display(path) + ": nesting too deep");
-    }
-    if (n instanceof MappingNode mn) {
-      Map<String, YamlNode> m = new LinkedHashMap<>();
-      for (NodeTuple t : mn.getValue()) {
-        if (!(t.getKeyNode() instanceof ScalarNode k)) {
-          throw new ConfigException(
-              file + ":" + line + ": " + display(path) + ": mapping keys must be plain strings");
-        }
-        String key = k.getValue();
-        String childPath = childPath(path, key);
-        if (m.containsKey(key)) {
-          int kl = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(line);
-          throw new ConfigException(
-              file + ":" + kl + ": " + display(path) + ": duplicate key " + key);
-        }
-        m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
-      }
-      return new YamlNode(file, path, line, col, Kind.MAP, m, null, null, n.getTag());
-    }
-    if (n instanceof SequenceNode sn) {
-      List<YamlNode> l = new ArrayList<>();
-      int i = 0;
-      for (Node c : sn.getValue()) {
-        l.add(convert(file, path + "[" + i + "]", c, depth + 1));
-        i++;
-      }
-      return new YamlNode(file, path, line, col, Kind.SEQ, null, l, null, n.getTag());
-    }
-    ScalarNode s = (ScalarNode) n;
-    if (Tag.NULL.equals(s.getTag())) {
-      return new YamlNode(file, path, line, col, Kind.NULL, null, null, null, s.getTag());
-    }
-    return new YamlNode(file, path, line, col, Kind.SCALAR, null, null, s.getValue(), s.getTag());
-  }
-
-  private static final java.util.regex.Pattern IDENTIFIER =
-      java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
-
-  private static String childPath(String path, String key) {
-    if (IDENTIFIER.matcher(key).matches()) {
-      return path.isEmpty() ? key : path + "." + key;
-    }
-    return path + "[\"" + key.replace("\"", "\\\"") + "\"]";
-  }
-
-  private static String display(String path) {
+  static String display(String path) {
     return path.isEmpty() ? "(document)" : path;
   }
 
@@ -364,69 +236,9 @@ public final class YamlNode {
                 + ": unknown key \""
                 + e.getKey()
                 + "\""
-                + suggestion(e.getKey(), allowed));
+                + KeySuggestions.suggestion(e.getKey(), allowed));
       }
     }
-  }
-
-  /**
-   * Keys longer than this are no typo of a known key: no edit distance (it costs length x length).
-   */
-  private static final int MAX_SUGGESTION_KEY = 64;
-
-  /** Known keys are listed only for small schemas (KubeletConfiguration has about a hundred). */
-  private static final int MAX_LISTED_KEYS = 12;
-
-  private static String suggestion(String key, Set<String> allowed) {
-    if (key.length() > MAX_SUGGESTION_KEY) {
-      return "";
-    }
-    String best = null;
-    int bestDist = Integer.MAX_VALUE;
-    for (String a : new java.util.TreeSet<>(allowed)) {
-      int d =
-          editDistance(
-              key.toLowerCase(java.util.Locale.ROOT), a.toLowerCase(java.util.Locale.ROOT));
-      if (d < bestDist) {
-        bestDist = d;
-        best = a;
-      }
-    }
-    if (best != null && bestDist <= Math.max(2, key.length() / 4)) {
-      return " (did you mean \"" + best + "\"?)";
-    }
-    if (allowed.size() > MAX_LISTED_KEYS) {
-      return "";
-    }
-    List<String> sorted = new ArrayList<>(allowed);
-    Collections.sort(sorted);
-    return " (known keys: " + String.join(", ", sorted) + ")";
-  }
-
-  /**
-   * Edit distance counting a swap of two adjacent letters as one edit (optimal string alignment).
-   */
-  private static int editDistance(String a, String b) {
-    int[][] d = new int[a.length() + 1][b.length() + 1];
-    for (int i = 0; i <= a.length(); i++) {
-      d[i][0] = i;
-    }
-    for (int j = 0; j <= b.length(); j++) {
-      d[0][j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1
-            && j > 1
-            && a.charAt(i - 1) == b.charAt(j - 2)
-            && a.charAt(i - 2) == b.charAt(j - 1)) {
-          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-      }
-    }
-    return d[a.length()][b.length()];
   }
 
   /** A short description of the node's shape and value for messages. */

@@ -1,0 +1,165 @@
+package dev.evictd.config;
+
+import dev.evictd.api.ConfigException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
+import org.snakeyaml.engine.v2.schema.CoreSchema;
+
+/**
+ * Turns the bytes of a file into {@link YamlNode}s: strict UTF-8, snakeyaml-engine's composer with
+ * the core schema (no duplicate or recursive keys, few aliases, bounded size and depth), and each
+ * node's file, line, column and path from the document root. Every problem is one {@link
+ * ConfigException} line naming the file and, where known, the line.
+ */
+final class YamlComposer {
+  private static final int MAX_DEPTH = 200;
+  private static final int MAX_CODE_POINTS = 256 * 1024 * 1024;
+
+  private YamlComposer() {}
+
+  /** Decodes {@code bytes} as strict UTF-8 and composes every YAML document in it. */
+  static List<YamlNode> parseAll(String file, byte[] bytes) {
+    String text = decode(file, bytes);
+    if (text.isBlank()) {
+      throw new ConfigException(file + ": file is empty");
+    }
+    LoadSettings settings =
+        LoadSettings.builder()
+            .setLabel(file)
+            .setAllowDuplicateKeys(false)
+            .setAllowRecursiveKeys(false)
+            .setMaxAliasesForCollections(50)
+            .setCodePointLimit(MAX_CODE_POINTS)
+            .setSchema(new CoreSchema())
+            .build();
+    List<YamlNode> docs = new ArrayList<>();
+    try {
+      for (Node n : new Compose(settings).composeAllFromString(text)) {
+        docs.add(convert(file, "", n, 0));
+      }
+    } catch (MarkedYamlEngineException e) {
+      Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
+      String where = m == null ? file : file + ":" + (m.getLine() + 1) + ":" + (m.getColumn() + 1);
+      throw new ConfigException(where + ": not valid YAML: " + firstLine(e.getProblem()));
+    } catch (YamlEngineException e) {
+      throw new ConfigException(file + ": not valid YAML: " + firstLine(e.getMessage()));
+    } catch (StackOverflowError e) {
+      throw new ConfigException(file + ": not valid YAML: nesting too deep");
+    }
+    if (docs.isEmpty()) {
+      throw new ConfigException(file + ": file is empty");
+    }
+    return docs;
+  }
+
+  private static String decode(String file, byte[] bytes) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == 0) {
+        throw new ConfigException(file + ": not a text file (NUL byte at offset " + i + ")");
+      }
+    }
+    String text = strictUtf8(bytes);
+    if (text == null) {
+      throw new ConfigException(file + ": not a UTF-8 text file");
+    }
+    return text;
+  }
+
+  /**
+   * Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text.
+   */
+  static String strictUtf8(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      return null;
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "syntax error";
+    }
+    int nl = s.indexOf('\n');
+    return (nl < 0 ? s : s.substring(0, nl)).trim();
+  }
+
+  private static YamlNode convert(String file, String path, Node n, int depth) {
+    int line = n.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+    int col = n.getStartMark().map(m -> m.getColumn() + 1).orElse(0);
+    if (depth > MAX_DEPTH) {
+      throw new ConfigException(
+          file + ":" + line + ": " + YamlNode.display(path) + ": nesting too deep");
+    }
+    if (n instanceof MappingNode mn) {
+      Map<String, YamlNode> m = new LinkedHashMap<>();
+      for (NodeTuple t : mn.getValue()) {
+        if (!(t.getKeyNode() instanceof ScalarNode k)) {
+          throw new ConfigException(
+              file
+                  + ":"
+                  + line
+                  + ": "
+                  + YamlNode.display(path)
+                  + ": mapping keys must be plain strings");
+        }
+        String key = k.getValue();
+        String childPath = childPath(path, key);
+        if (m.containsKey(key)) {
+          int kl = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(line);
+          throw new ConfigException(
+              file + ":" + kl + ": " + YamlNode.display(path) + ": duplicate key " + key);
+        }
+        m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
+      }
+      return new YamlNode(file, path, line, col, YamlNode.Kind.MAP, m, null, null, n.getTag());
+    }
+    if (n instanceof SequenceNode sn) {
+      List<YamlNode> l = new ArrayList<>();
+      int i = 0;
+      for (Node c : sn.getValue()) {
+        l.add(convert(file, path + "[" + i + "]", c, depth + 1));
+        i++;
+      }
+      return new YamlNode(file, path, line, col, YamlNode.Kind.SEQ, null, l, null, n.getTag());
+    }
+    ScalarNode s = (ScalarNode) n;
+    if (Tag.NULL.equals(s.getTag())) {
+      return new YamlNode(file, path, line, col, YamlNode.Kind.NULL, null, null, null, s.getTag());
+    }
+    return new YamlNode(
+        file, path, line, col, YamlNode.Kind.SCALAR, null, null, s.getValue(), s.getTag());
+  }
+
+  private static final java.util.regex.Pattern IDENTIFIER =
+      java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+
+  private static String childPath(String path, String key) {
+    if (IDENTIFIER.matcher(key).matches()) {
+      return path.isEmpty() ? key : path + "." + key;
+    }
+    return path + "[\"" + key.replace("\"", "\\\"") + "\"]";
+  }
+}
