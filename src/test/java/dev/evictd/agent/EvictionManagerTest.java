@@ -296,6 +296,18 @@ class EvictionManagerTest {
             Duration.ofSeconds(60), Duration.ofSeconds(30), EvictionMethod.DELETE, false, false));
   }
 
+  /**
+   * Polls until {@code done} holds, for up to 30 s; the caller then asserts what it waited for.
+   * Each wait has its own 30 s: one deadline shared by the waits and sleeps of a test left the last
+   * ones little time on a busy machine.
+   */
+  static void waitUntil(java.util.function.BooleanSupplier done) throws InterruptedException {
+    long deadline = System.nanoTime() + 30_000_000_000L;
+    while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+  }
+
   @Test
   void anUrgentTriggerEndsTheWaitForAnEvictedPod() throws Exception {
     FakeStatsProvider stats = new FakeStatsProvider();
@@ -304,18 +316,13 @@ class EvictionManagerTest {
     // the evicted pod never goes away, so only an urgent trigger can end the 30 s wait
     EvictionManager m = slowLoop(stats, ev);
     m.start();
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (ev.decisions().isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    waitUntil(() -> !ev.decisions().isEmpty());
     assertThat(ev.decisions()).hasSize(1);
     Thread.sleep(100);
     int readsBefore = stats.reads();
     long before = System.nanoTime();
     m.event("memcg threshold crossed", "memcg", true);
-    while (stats.reads() <= readsBefore && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    waitUntil(() -> stats.reads() > readsBefore);
     // the next sync ran at once
     assertThat(stats.reads()).isEqualTo(readsBefore + 1);
     assertThat((stats.readNanos(readsBefore + 1) - before) / 1_000_000)
@@ -333,22 +340,15 @@ class EvictionManagerTest {
     RecordingEvictor ev = new RecordingEvictor();
     EvictionManager m = slowLoop(stats, ev);
     m.start();
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (stats.reads() < 1 && System.nanoTime() < deadline) {
-      Thread.sleep(10);
-    }
+    waitUntil(() -> stats.reads() >= 1);
     Thread.sleep(100);
     assertThat(stats.reads()).isEqualTo(1);
     // the kernel says usage crossed the line, but the statistics do not show it yet
     m.event("memcg threshold crossed", "memcg", true);
-    while (stats.reads() < 2 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    waitUntil(() -> stats.reads() >= 2);
     assertThat(stats.reads()).isEqualTo(2);
     assertThat(ev.decisions()).isEmpty();
-    while (stats.reads() < 3 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    waitUntil(() -> stats.reads() >= 3);
     assertThat(stats.reads()).as("the re-check, not the 60 s interval").isEqualTo(3);
     // from read to read as the agent did them (this thread may notice each one late when busy)
     long tookMillis = (stats.readNanos(3) - stats.readNanos(2)) / 1_000_000;
@@ -360,9 +360,7 @@ class EvictionManagerTest {
     assertThat(stats.reads()).isEqualTo(3);
     // a way down is not re-checked
     m.event("memcg threshold crossed", "memcg", false);
-    while (stats.reads() < 4 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    waitUntil(() -> stats.reads() >= 4);
     Thread.sleep(EvictionManager.CROSSING_RECHECK.toMillis() + 500);
     assertThat(stats.reads()).isEqualTo(4);
   }
