@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.kube.KubeSettings;
 import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.RuleFiles;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -148,8 +148,8 @@ class AgentEndToEndTest {
 
   @Test
   void standaloneAgentHotReloadsRulesAndKeepsBrokenOnesOut(@TempDir Path dir) throws Exception {
-    Path rules = Files.createDirectory(dir.resolve("rules"));
-    Files.writeString(rules.resolve("rules.yaml"), "extends: default\n");
+    Path rules = RuleFiles.createDirectory(dir.resolve("rules"));
+    RuleFiles.write(rules.resolve("rules.yaml"), "extends: default\n");
     Map<String, Object> flags =
         Map.of(
             "standalone",
@@ -174,19 +174,17 @@ class AgentEndToEndTest {
       String sha0 = agent.manager().rulesSha256();
       assertThat(FakeKubeApiServer.await(() -> agent.manager().ready(), Duration.ofSeconds(20)))
           .isTrue();
-      Files.writeString(
+      RuleFiles.write(
           rules.resolve("extra.drl"),
           "package dev.evictd.rules;\nimport dev.evictd.api.*;\nrule \"extra\"\n    ruleflow-group \"observe\"\nwhen\n"
-              + "    PodFact(priority > 5)\nthen\nend\n",
-          StandardCharsets.UTF_8);
+              + "    PodFact(priority > 5)\nthen\nend\n");
       assertThat(
               FakeKubeApiServer.await(
                   () -> !agent.manager().rulesSha256().equals(sha0), Duration.ofSeconds(30)))
           .isTrue();
       String sha1 = agent.manager().rulesSha256();
       assertThat(get(agent.address(), "/readyz")).contains(sha1);
-      Files.writeString(
-          rules.resolve("extra.drl"), "rule \"broken\" when then", StandardCharsets.UTF_8);
+      RuleFiles.write(rules.resolve("extra.drl"), "rule \"broken\" when then");
       assertThat(
               FakeKubeApiServer.await(
                   () -> {
@@ -226,8 +224,8 @@ class AgentEndToEndTest {
   @Test
   void aThrowingSetPushedByHotReloadIsRolledBackWhilePressureEvictionsGoOn(@TempDir Path dir)
       throws Exception {
-    Path rules = Files.createDirectory(dir.resolve("rules"));
-    Files.writeString(rules.resolve("rules.yaml"), "extends: default\n");
+    Path rules = RuleFiles.createDirectory(dir.resolve("rules"));
+    RuleFiles.write(rules.resolve("rules.yaml"), "extends: default\n");
     Path cfg = dir.resolve("agent.yaml");
     Files.writeString(
         cfg,
@@ -262,8 +260,7 @@ class AgentEndToEndTest {
           .isTrue();
       try (var s = Files.list(Path.of("src/test/resources/hostile-rules/runtime/throwing"))) {
         for (Path f : s.toList()) {
-          Files.copy(
-              f, rules.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+          RuleFiles.copy(f, rules.resolve(f.getFileName()));
         }
       }
       assertThat(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.ruleset.RuleCompiler;
 import dev.evictd.testing.FakeKubeApiServer;
+import dev.evictd.testing.RuleFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -30,15 +31,15 @@ class AgentRuleStateTest {
   @Test
   void aRuleSetRememberedAsBadIsNotLoadedAtStartButTheLastTrustedOneIs(@TempDir Path dir)
       throws Exception {
-    Path rules = Files.createDirectory(dir.resolve("rules"));
+    Path rules = RuleFiles.createDirectory(dir.resolve("rules"));
     try (Stream<Path> s = Files.list(RuleProbationTest.RUNTIME.resolve("throwing"))) {
       for (Path f : s.toList()) {
-        Files.copy(f, rules.resolve(f.getFileName()));
+        RuleFiles.copy(f, rules.resolve(f.getFileName()));
       }
     }
-    Path good = Files.createDirectory(dir.resolve("good"));
-    Files.writeString(good.resolve("rules.yaml"), "extends: default\n");
-    Files.writeString(good.resolve("extra.drl"), RulesReloaderTest.EXTRA_RULE);
+    Path good = RuleFiles.createDirectory(dir.resolve("good"));
+    RuleFiles.write(good.resolve("rules.yaml"), "extends: default\n");
+    RuleFiles.write(good.resolve("extra.drl"), RulesReloaderTest.EXTRA_RULE);
     String goodSha = RuleCompiler.compile(good).sha256();
     String badSha = RuleCompiler.compile(rules).sha256();
     Path state = dir.resolve("state");
