@@ -89,6 +89,44 @@ final class RuleRunner implements AutoCloseable {
     return ALLOCATIONS == null ? -1 : ALLOCATIONS.getThreadAllocatedBytes(t.getId());
   }
 
+  /**
+   * Whether the two sides may spin at all: only with another processor, where a spinning thread
+   * does not hold the CPU the other one needs.
+   */
+  private static final boolean MULTI_CPU = Runtime.getRuntime().availableProcessors() > 1;
+
+  /**
+   * How long one side waits, spinning, for a sign that the other is running at the same time on
+   * another processor (picking a job up, collecting a result): a thread spinning on another
+   * processor answers within a microsecond; one that shares this processor, or was parked, cannot.
+   */
+  static final long QUICK_NANOS = MULTI_CPU ? 5_000 : 0;
+
+  /**
+   * How long the caller spins for a job the rule thread picked up at once (it runs on another
+   * processor) to be done, before it parks: a quiet sync's rule work fits easily.
+   */
+  static final long SPIN_DONE_NANOS = MULTI_CPU ? 200_000 : 0;
+
+  /**
+   * How long the rule thread spins for the next job after the caller collected a result at once: a
+   * second hand-over of the same sync, or the next of back-to-back syncs, then finds it running.
+   */
+  static final long LINGER_NANOS = MULTI_CPU ? 100_000 : 0;
+
+  /**
+   * How long the caller spins, now and then, for a parked rule thread to pick a job up: waking a
+   * thread on an idle processor of a VM takes tens of microseconds, and a pick-up within this
+   * window shows another processor is free (the two then keep spinning while it stays so).
+   */
+  static final long PROBE_NANOS = MULTI_CPU ? 60_000 : 0;
+
+  /**
+   * The least time between two probes: a probe that fails (the other processor is busy) costs the
+   * caller up to {@link #PROBE_NANOS} of its processor, at most about 1 % of the time.
+   */
+  static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
   /** One piece of work handed to the rule thread, and its outcome. */
   private static final class Job {
     final Callable<?> work;
@@ -96,6 +134,12 @@ final class RuleRunner implements AutoCloseable {
     Object result;
     Throwable error;
     volatile boolean done;
+
+    /** Set by the rule thread when it picks the job up. */
+    volatile boolean started;
+
+    /** Set by the caller once it has seen the job done. */
+    volatile boolean collected;
 
     /** The rule thread's allocation counter when the job started (-1 unknown). */
     volatile long allocatedAtStart = -1;
@@ -113,6 +157,13 @@ final class RuleRunner implements AutoCloseable {
   private static final class Worker implements Runnable {
     final AtomicReference<Job> slot = new AtomicReference<>();
     volatile boolean stopped;
+
+    /**
+     * Whether the rule thread is spinning for the next job rather than parked: a caller that sees
+     * it need not unpark it (it reads the slot after clearing this), and may spin for the result.
+     */
+    volatile boolean spinning;
+
     final Thread thread;
 
     Worker() {
@@ -121,27 +172,46 @@ final class RuleRunner implements AutoCloseable {
       thread.start();
     }
 
-    void submit(Job job) {
+    /** Hands the job over; returns whether the rule thread was spinning for it (not parked). */
+    boolean submit(Job job) {
       slot.set(job);
+      if (spinning) {
+        return true;
+      }
       LockSupport.unpark(thread);
+      return false;
     }
 
     /**
-     * Runs jobs as they come. Between jobs the thread parks at once: a direct hand-off (the caller
-     * unparks it, then parks itself; it unparks the caller, then parks) keeps both threads on one
-     * processor, so a hand-over costs two context switches. Spinning 50 µs on each side first cost
-     * a steady sync at 110 pods about 125 µs per hand-over on a loaded 2-core VM, against about 25
-     * µs parked: a spinning thread keeps the other one off its processor.
+     * Runs jobs as they come. Between jobs the thread parks at once (the caller unparks it, then
+     * parks itself; it unparks the caller, then parks), unless the caller collected the last result
+     * at once — it was spinning on another processor — and then it spins a short while for the next
+     * job first. Spinning on both sides unconditionally (50 µs each) cost a steady sync at 110 pods
+     * about 125 µs per hand-over on a loaded 2-core VM, against about 25 µs parked: a spinning
+     * thread keeps the other one off its processor. Parking at once on an idle VM costs two
+     * wake-ups of an idle processor per sync (tens of microseconds each); this spins only while the
+     * other side shows it runs alongside.
      */
     @Override
     public void run() {
+      boolean linger = false;
       while (!stopped) {
+        if (linger) {
+          spinning = true;
+          long until = System.nanoTime() + LINGER_NANOS;
+          while (slot.get() == null && !stopped && System.nanoTime() < until) {
+            Thread.onSpinWait();
+          }
+          spinning = false; // then the slot is read again before parking: no wake-up is lost
+          linger = false;
+        }
         Job j = slot.getAndSet(null);
         if (j == null) {
           LockSupport.park(this);
           Thread.interrupted(); // an interrupt is only a wake-up here; the stopped flag decides
           continue;
         }
+        j.started = true;
         long start = ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
         j.allocatedAtStart = start;
         try {
@@ -155,13 +225,34 @@ final class RuleRunner implements AutoCloseable {
         }
         j.done = true;
         LockSupport.unpark(j.caller);
+        linger = spinUntil(() -> j.collected, QUICK_NANOS);
       }
     }
+  }
+
+  /** Spins until {@code condition} holds or {@code nanos} passed; returns whether it held. */
+  private static boolean spinUntil(java.util.function.BooleanSupplier condition, long nanos) {
+    if (nanos <= 0) {
+      return condition.getAsBoolean();
+    }
+    long until = System.nanoTime() + nanos;
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() >= until) {
+        return false;
+      }
+      Thread.onSpinWait();
+    }
+    return true;
   }
 
   private Worker worker;
   private int abandoned;
   private long lastAllocated = -1;
+
+  /** When the caller last probed whether another processor is free ({@link System#nanoTime}). */
+  private long lastProbe;
+
+  private boolean probedOnce;
 
   /**
    * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
@@ -199,9 +290,11 @@ final class RuleRunner implements AutoCloseable {
     long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
     Job job = new Job(work, Thread.currentThread());
     lastAllocated = -1;
-    worker.submit(job);
+    boolean running = worker.submit(job);
     Thread ruleThread = worker.thread;
+    spinForResult(job, running, deadlineNanos);
     int waited = await(job, deadlineNanos, limit, ruleThread);
+    job.collected = job.done;
     long over = waited == OVER_ALLOCATION ? allocatedSoFar(job, ruleThread) : -1;
     if (waited == INTERRUPTED || !job.done) {
       stop.run();
@@ -242,6 +335,28 @@ final class RuleRunner implements AutoCloseable {
     throw new IllegalStateException(c);
   }
 
+  /**
+   * Spins a short while for the job when the rule thread runs on another processor: it was spinning
+   * for the job, or — now and then — it picks the job up within {@link #PROBE_NANOS} of being
+   * woken. Otherwise returns at once (the caller parks).
+   */
+  private void spinForResult(Job job, boolean running, long deadlineNanos) {
+    long window = running ? QUICK_NANOS : 0;
+    if (!running && PROBE_NANOS > 0) {
+      long now = System.nanoTime();
+      if (!probedOnce || now - lastProbe >= PROBE_INTERVAL_NANOS) {
+        probedOnce = true;
+        lastProbe = now;
+        window = PROBE_NANOS;
+      }
+    }
+    long left = deadlineNanos - System.nanoTime();
+    if (window <= 0 || left <= 0 || !spinUntil(() -> job.started, Math.min(window, left))) {
+      return;
+    }
+    spinUntil(() -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()));
+  }
+
   /** Bytes the last piece of work allocated on the rule thread; -1 when unknown. */
   long lastAllocated() {
     return lastAllocated;
@@ -259,9 +374,9 @@ final class RuleRunner implements AutoCloseable {
 
   /**
    * Waits until the job is done, the deadline passes or (with a {@code limit}) the rule thread
-   * allocated more than it may, parked (see {@link Worker#run} for why it does not spin). Returns
-   * {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when the job
-   * allocated too much, else {@link #FINISHED} (done or past the deadline).
+   * allocated more than it may, parked (any spinning is done before, see {@link #spinForResult}).
+   * Returns {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when
+   * the job allocated too much, else {@link #FINISHED} (done or past the deadline).
    */
   private static int await(Job job, long deadlineNanos, long limit, Thread ruleThread) {
     while (!job.done) {
