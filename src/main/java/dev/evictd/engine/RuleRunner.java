@@ -141,6 +141,11 @@ final class RuleRunner implements AutoCloseable {
     /** Set by the caller once it has seen the job done. */
     volatile boolean collected;
 
+    /**
+     * Whether the caller is spinning for the job (not parked): only then may it collect at once.
+     */
+    volatile boolean callerSpinning;
+
     /** The rule thread's allocation counter when the job started (-1 unknown). */
     volatile long allocatedAtStart = -1;
 
@@ -172,14 +177,12 @@ final class RuleRunner implements AutoCloseable {
       thread.start();
     }
 
-    /** Hands the job over; returns whether the rule thread was spinning for it (not parked). */
-    boolean submit(Job job) {
+    /** Hands the job over, waking the rule thread unless it is spinning for it. */
+    void submit(Job job) {
       slot.set(job);
-      if (spinning) {
-        return true;
+      if (!spinning) {
+        LockSupport.unpark(thread);
       }
-      LockSupport.unpark(thread);
-      return false;
     }
 
     /**
@@ -225,7 +228,9 @@ final class RuleRunner implements AutoCloseable {
         }
         j.done = true;
         LockSupport.unpark(j.caller);
-        linger = spinUntil(() -> j.collected, QUICK_NANOS);
+        // a caller that parked is being woken (on this processor or an idle one): it cannot collect
+        // at once, and waiting for it would only hold this processor
+        linger = j.callerSpinning && spinUntil(() -> j.collected, QUICK_NANOS);
       }
     }
   }
@@ -290,9 +295,13 @@ final class RuleRunner implements AutoCloseable {
     long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
     Job job = new Job(work, Thread.currentThread());
     lastAllocated = -1;
-    boolean running = worker.submit(job);
+    long window = spinWindow(worker);
+    job.callerSpinning = window > 0; // set before the hand-over: short work may be done at once
+    worker.submit(job);
     Thread ruleThread = worker.thread;
-    spinForResult(job, running, deadlineNanos);
+    if (window > 0) {
+      spinForResult(job, window, deadlineNanos);
+    }
     int waited = await(job, deadlineNanos, limit, ruleThread);
     job.collected = job.done;
     long over = waited == OVER_ALLOCATION ? allocatedSoFar(job, ruleThread) : -1;
@@ -336,25 +345,32 @@ final class RuleRunner implements AutoCloseable {
   }
 
   /**
-   * Spins a short while for the job when the rule thread runs on another processor: it was spinning
-   * for the job, or — now and then — it picks the job up within {@link #PROBE_NANOS} of being
-   * woken. Otherwise returns at once (the caller parks).
+   * How long the caller will spin for the job's pick-up: briefly when the rule thread is spinning
+   * for it (it runs on another processor), now and then up to {@link #PROBE_NANOS} when it is
+   * parked (a pick-up within that shows another processor is free), else not at all (it parks).
    */
-  private void spinForResult(Job job, boolean running, long deadlineNanos) {
-    long window = running ? QUICK_NANOS : 0;
-    if (!running && PROBE_NANOS > 0) {
-      long now = System.nanoTime();
-      if (!probedOnce || now - lastProbe >= PROBE_INTERVAL_NANOS) {
-        probedOnce = true;
-        lastProbe = now;
-        window = PROBE_NANOS;
-      }
+  private long spinWindow(Worker w) {
+    if (w.spinning) {
+      return QUICK_NANOS;
     }
-    long left = deadlineNanos - System.nanoTime();
-    if (window <= 0 || left <= 0 || !spinUntil(() -> job.started, Math.min(window, left))) {
-      return;
+    long now = System.nanoTime();
+    if (PROBE_NANOS > 0 && (!probedOnce || now - lastProbe >= PROBE_INTERVAL_NANOS)) {
+      probedOnce = true;
+      lastProbe = now;
+      return PROBE_NANOS;
     }
-    spinUntil(() -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()));
+    return 0;
+  }
+
+  /**
+   * Spins up to {@code window} for the job to be picked up and then a short while for it to be
+   * done; the caller then parks if it is not.
+   */
+  private static void spinForResult(Job job, long window, long deadlineNanos) {
+    if (spinUntil(() -> job.started, Math.min(window, deadlineNanos - System.nanoTime()))) {
+      spinUntil(() -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()));
+    }
+    job.callerSpinning = false; // before parking: the rule thread then does not wait for it
   }
 
   /** Bytes the last piece of work allocated on the rule thread; -1 when unknown. */
