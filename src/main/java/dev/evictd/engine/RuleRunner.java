@@ -123,9 +123,13 @@ final class RuleRunner implements AutoCloseable {
 
   /**
    * The least time between two probes: a probe that fails (the other processor is busy) costs the
-   * caller up to {@link #PROBE_NANOS} of its processor, at most about 1 % of the time.
+   * caller up to {@link #PROBE_NANOS} of its processor, so after each failure the interval doubles,
+   * up to {@link #PROBE_INTERVAL_MAX_NANOS}; a probe that succeeds resets it.
    */
-  static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  /** The longest time between two probes, on a machine whose processors stay busy. */
+  static final long PROBE_INTERVAL_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** One piece of work handed to the rule thread, and its outcome. */
   private static final class Job {
@@ -259,6 +263,9 @@ final class RuleRunner implements AutoCloseable {
 
   private boolean probedOnce;
 
+  /** The time from one probe to the next, longer after each that failed. */
+  private long probeInterval = PROBE_INTERVAL_NANOS;
+
   /**
    * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
    * sync runs); a thread whose stuck work finally ended has exited and no longer counts as alive.
@@ -354,7 +361,7 @@ final class RuleRunner implements AutoCloseable {
       return QUICK_NANOS;
     }
     long now = System.nanoTime();
-    if (PROBE_NANOS > 0 && (!probedOnce || now - lastProbe >= PROBE_INTERVAL_NANOS)) {
+    if (PROBE_NANOS > 0 && (!probedOnce || now - lastProbe >= probeInterval)) {
       probedOnce = true;
       lastProbe = now;
       return PROBE_NANOS;
@@ -366,8 +373,14 @@ final class RuleRunner implements AutoCloseable {
    * Spins up to {@code window} for the job to be picked up and then a short while for it to be
    * done; the caller then parks if it is not.
    */
-  private static void spinForResult(Job job, long window, long deadlineNanos) {
-    if (spinUntil(() -> job.started, Math.min(window, deadlineNanos - System.nanoTime()))) {
+  private void spinForResult(Job job, long window, long deadlineNanos) {
+    boolean started =
+        spinUntil(() -> job.started, Math.min(window, deadlineNanos - System.nanoTime()));
+    if (window == PROBE_NANOS) {
+      probeInterval =
+          started ? PROBE_INTERVAL_NANOS : Math.min(2 * probeInterval, PROBE_INTERVAL_MAX_NANOS);
+    }
+    if (started) {
       spinUntil(() -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()));
     }
     job.callerSpinning = false; // before parking: the rule thread then does not wait for it
