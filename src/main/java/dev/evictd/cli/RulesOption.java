@@ -28,7 +28,7 @@ final class RulesOption extends RuleLoadOptions {
   CommandLine.Model.CommandSpec mixee;
 
   /** Compiled sets by directory (the empty path: the packaged defaults), each compiled once. */
-  private final Map<Path, CompletableFuture<RuleSet>> cache = new ConcurrentHashMap<>();
+  private final Map<Path, CompletableFuture<RuleSet>> byDir = new ConcurrentHashMap<>();
 
   private final Set<RuleSet> warned = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -50,18 +50,14 @@ final class RulesOption extends RuleLoadOptions {
     Path dir = rules != null ? rules : fallback;
     Path key = dir == null ? DEFAULTS : dir.toAbsolutePath().normalize();
     CompletableFuture<RuleSet> mine = new CompletableFuture<>();
-    CompletableFuture<RuleSet> f = cache.putIfAbsent(key, mine);
+    CompletableFuture<RuleSet> f = byDir.putIfAbsent(key, mine);
     if (f == null) {
       f = mine;
       try {
-        RuleCompiler.Options options = options(RuleCompiler.Ownership.IGNORE);
-        mine.complete(
-            dir == null
-                ? RuleCompiler.compileDefault(options)
-                : RuleCompiler.compile(dir, options));
+        mine.complete(load(dir, options(RuleCompiler.Ownership.IGNORE)));
       } catch (RuntimeException | Error e) {
         // not remembered: the next caller tries again, as before there was a cache
-        cache.remove(key, mine);
+        byDir.remove(key, mine);
         mine.completeExceptionally(e);
         throw e;
       }
@@ -77,6 +73,60 @@ final class RulesOption extends RuleLoadOptions {
       }
       throw e;
     }
+  }
+
+  /** Compiled sets by their SHA-256 (the first directory or the defaults that had it). */
+  private final Map<String, CompletableFuture<RuleSet>> bySha = new ConcurrentHashMap<>();
+
+  /** Compiles a directory's set (null: the defaults). */
+  private static RuleSet compile(Path dir, RuleCompiler.Options options) {
+    return dir == null ? RuleCompiler.compileDefault(options) : RuleCompiler.compile(dir, options);
+  }
+
+  /**
+   * Loads a directory's set (null: the defaults). A set with the same sources as one compiled
+   * already (the same SHA-256: file names and contents), such as a fixture's {@code rules:
+   * ../rules} naming the packaged defaults, shares that set's knowledge base instead of compiling
+   * it again; it is still checked as its own (pin, lint, permissions, from the rule-set cache's
+   * verified entry).
+   */
+  private RuleSet load(Path dir, RuleCompiler.Options options) {
+    String sha;
+    try {
+      sha = RuleCompiler.sha256(dir == null ? RuleCompiler.readDefault() : RuleCompiler.read(dir));
+    } catch (RuntimeException e) {
+      return compile(dir, options); // its own error, as the compiler reports it
+    }
+    CompletableFuture<RuleSet> mine = new CompletableFuture<>();
+    CompletableFuture<RuleSet> first = bySha.putIfAbsent(sha, mine);
+    if (first == null) {
+      try {
+        RuleSet rs = compile(dir, options);
+        mine.complete(rs);
+        return rs;
+      } catch (RuntimeException | Error e) {
+        bySha.remove(sha, mine);
+        mine.completeExceptionally(e);
+        throw e;
+      }
+    }
+    RuleSet same;
+    try {
+      same = first.join();
+    } catch (CompletionException e) {
+      return compile(dir, options);
+    }
+    RuleCompiler.Checked c =
+        dir == null ? RuleCompiler.checkDefault(options) : RuleCompiler.check(dir, options);
+    if (!c.sha256().equals(sha) || !same.sha256().equals(sha)) {
+      return compile(dir, options); // changed since it was read
+    }
+    return new RuleSet(
+        same.kieBase(),
+        dir == null ? "default" : dir.toString(),
+        c.files(),
+        c.sha256(),
+        c.warnings());
   }
 
   /** Prints a set's warnings, unless they were printed already. */
