@@ -3,8 +3,13 @@ package dev.evictd.cli;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.ruleset.RuleCompiler;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -22,36 +27,118 @@ final class RulesOption extends RuleLoadOptions {
   @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
   CommandLine.Model.CommandSpec mixee;
 
-  private final Map<Path, RuleSet> cache = new HashMap<>();
-  private RuleSet defaults;
+  /** Compiled sets by directory (the empty path: the packaged defaults), each compiled once. */
+  private final Map<Path, CompletableFuture<RuleSet>> byDir = new ConcurrentHashMap<>();
+
+  private final Set<RuleSet> warned = Collections.newSetFromMap(new IdentityHashMap<>());
 
   /**
    * The rule set chosen by --rules, else {@code fallback} (a fixture's own rules), else the
-   * packaged defaults.
+   * packaged defaults; its warnings are printed the first time it is returned.
    */
   RuleSet resolve(Path fallback) {
-    Path dir = rules != null ? rules : fallback;
-    RuleCompiler.Options options = options(RuleCompiler.Ownership.IGNORE);
-    if (dir == null) {
-      if (defaults == null) {
-        defaults = RuleCompiler.compileDefault(options);
-        warn(defaults);
-      }
-      return defaults;
-    }
-    Path key = dir.toAbsolutePath().normalize();
-    RuleSet rs = cache.get(key);
-    if (rs == null) {
-      rs = RuleCompiler.compile(dir, options);
-      cache.put(key, rs);
-      warn(rs);
-    }
+    RuleSet rs = resolveQuietly(fallback);
+    warnOnce(rs);
     return rs;
   }
 
-  private void warn(RuleSet rs) {
-    if (mixee != null) {
+  /**
+   * {@link #resolve} without printing the warnings; safe to call from several threads at once (a
+   * set is compiled once, the other callers wait for it).
+   */
+  RuleSet resolveQuietly(Path fallback) {
+    Path dir = rules != null ? rules : fallback;
+    Path key = dir == null ? DEFAULTS : dir.toAbsolutePath().normalize();
+    CompletableFuture<RuleSet> mine = new CompletableFuture<>();
+    CompletableFuture<RuleSet> f = byDir.putIfAbsent(key, mine);
+    if (f == null) {
+      f = mine;
+      try {
+        mine.complete(load(dir, options(RuleCompiler.Ownership.IGNORE)));
+      } catch (RuntimeException | Error e) {
+        // not remembered: the next caller tries again, as before there was a cache
+        byDir.remove(key, mine);
+        mine.completeExceptionally(e);
+        throw e;
+      }
+    }
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  /** Compiled sets by their SHA-256 (the first directory or the defaults that had it). */
+  private final Map<String, CompletableFuture<RuleSet>> bySha = new ConcurrentHashMap<>();
+
+  /** Compiles a directory's set (null: the defaults). */
+  private static RuleSet compile(Path dir, RuleCompiler.Options options) {
+    return dir == null ? RuleCompiler.compileDefault(options) : RuleCompiler.compile(dir, options);
+  }
+
+  /**
+   * Loads a directory's set (null: the defaults). A set with the same sources as one compiled
+   * already (the same SHA-256: file names and contents), such as a fixture's {@code rules:
+   * ../rules} naming the packaged defaults, shares that set's knowledge base instead of compiling
+   * it again; it is still checked as its own (pin, lint, permissions, from the rule-set cache's
+   * verified entry).
+   */
+  private RuleSet load(Path dir, RuleCompiler.Options options) {
+    String sha;
+    try {
+      sha = RuleCompiler.sha256(dir == null ? RuleCompiler.readDefault() : RuleCompiler.read(dir));
+    } catch (RuntimeException e) {
+      return compile(dir, options); // its own error, as the compiler reports it
+    }
+    CompletableFuture<RuleSet> mine = new CompletableFuture<>();
+    CompletableFuture<RuleSet> first = bySha.putIfAbsent(sha, mine);
+    if (first == null) {
+      try {
+        RuleSet rs = compile(dir, options);
+        mine.complete(rs);
+        return rs;
+      } catch (RuntimeException | Error e) {
+        bySha.remove(sha, mine);
+        mine.completeExceptionally(e);
+        throw e;
+      }
+    }
+    RuleSet same;
+    try {
+      same = first.join();
+    } catch (CompletionException e) {
+      return compile(dir, options);
+    }
+    RuleCompiler.Checked c =
+        dir == null ? RuleCompiler.checkDefault(options) : RuleCompiler.check(dir, options);
+    if (!c.sha256().equals(sha) || !same.sha256().equals(sha)) {
+      return compile(dir, options); // changed since it was read
+    }
+    return new RuleSet(
+        same.kieBase(),
+        dir == null ? "default" : dir.toString(),
+        c.files(),
+        c.sha256(),
+        c.warnings());
+  }
+
+  /** Prints a set's warnings, unless they were printed already. */
+  void warnOnce(RuleSet rs) {
+    boolean first;
+    synchronized (warned) {
+      first = warned.add(rs);
+    }
+    if (first && mixee != null) {
       printWarnings(rs, mixee.commandLine().getErr());
     }
   }
+
+  private static final Path DEFAULTS = Path.of("");
 }

@@ -1,10 +1,8 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
-import dev.evictd.fixture.Fixture;
-import dev.evictd.fixture.FixtureLoader;
 import dev.evictd.fixture.FixtureResult;
-import dev.evictd.fixture.FixtureRunner;
+import dev.evictd.fixture.FixtureSuite;
 import dev.evictd.ruleset.RuleCompiler;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -45,11 +43,23 @@ final class TestCommand implements Callable<Integer> {
       description = "Also write a JUnit XML report (one testcase per fixture) for CI.")
   Path junitXml;
 
+  @picocli.CommandLine.Option(
+      names = {"-j", "--jobs"},
+      paramLabel = "N",
+      description =
+          "Fixtures run at once (default: the available CPUs; 1: one after another). The output"
+              + " is the same either way.")
+  int jobs = Runtime.getRuntime().availableProcessors();
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
+    if (jobs < 1) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), "--jobs must be at least 1, was " + jobs);
+    }
     List<Path> files = new ArrayList<>();
     boolean loadErrors = false;
     for (Path p : paths) {
@@ -60,47 +70,10 @@ final class TestCommand implements Callable<Integer> {
         loadErrors = true;
       }
     }
-    FixtureRunner runner = new FixtureRunner(rules::resolve);
-    int passed = 0;
-    int failed = 0;
     JunitXml report = new JunitXml();
-    for (Path f : files) {
-      FixtureResult r;
-      try {
-        Fixture fixture = FixtureLoader.load(f);
-        if (filter != null
-            && !filter.matcher(f.toString()).find()
-            && !filter.matcher(fixture.name()).find()) {
-          continue;
-        }
-        r = runner.run(fixture);
-      } catch (EvictdException e) {
-        if (filter != null && !filter.matcher(f.toString()).find()) {
-          continue;
-        }
-        out.println("ERROR " + f + ": " + e.getMessage());
-        report.error(f, f.getFileName().toString(), e.getMessage(), 0);
-        loadErrors = true;
-        failed++;
-        continue;
-      }
-      report.add(r);
-      switch (r.status()) {
-        case PASSED -> {
-          passed++;
-          out.println("PASS  " + f + " (" + r.name() + ")");
-        }
-        case FAILED -> {
-          failed++;
-          out.println("FAIL  " + f + " (" + r.name() + "): " + r.mismatch());
-        }
-        default -> {
-          failed++;
-          loadErrors = true;
-          out.println("ERROR " + f + " (" + r.name() + "): " + r.mismatch());
-        }
-      }
-    }
+    // each outcome is printed on this thread, in file order, as soon as the fixtures before it are
+    new FixtureSuite(rules::resolveQuietly, filter, jobs).run(files, o -> print(o, out, report));
+    loadErrors |= this.loadErrors;
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
     if (junitXml != null) {
@@ -110,6 +83,45 @@ final class TestCommand implements Callable<Integer> {
       return Main.BAD_INPUT;
     }
     return failed > 0 ? Main.FAILED : Main.OK;
+  }
+
+  private int passed;
+  private int failed;
+  private boolean loadErrors;
+
+  /** Prints and counts one fixture's outcome. */
+  private void print(FixtureSuite.Outcome o, PrintWriter out, JunitXml report) {
+    Path f = o.file();
+    if (o instanceof FixtureSuite.NotLoaded n) {
+      out.println("ERROR " + f + ": " + n.message());
+      report.error(f, f.getFileName().toString(), n.message(), 0);
+      loadErrors = true;
+      failed++;
+      return;
+    }
+    if (!(o instanceof FixtureSuite.Ran ran)) {
+      return; // left out by --filter
+    }
+    if (ran.rules() != null) {
+      rules.warnOnce(ran.rules()); // where a serial run would print them: before its first use
+    }
+    FixtureResult r = ran.result();
+    report.add(r);
+    switch (r.status()) {
+      case PASSED -> {
+        passed++;
+        out.println("PASS  " + f + " (" + r.name() + ")");
+      }
+      case FAILED -> {
+        failed++;
+        out.println("FAIL  " + f + " (" + r.name() + "): " + r.mismatch());
+      }
+      default -> {
+        failed++;
+        loadErrors = true;
+        out.println("ERROR " + f + " (" + r.name() + "): " + r.mismatch());
+      }
+    }
   }
 
   /**
