@@ -144,9 +144,9 @@ standalone() {
 
 # dev.evictd.bench.ChurnAgent for 90 s: RSS and its peak, heap used, full collections, syncs done (adds to $json)
 churn() {
-  local javabin=$1 flags=$2 n=$3 suffix=$4 log="$out/footprint-churn-$3$4.log" pid rss_kb hwm_kb heap_kb fgc syncs key
+  local javabin=$1 flags=$2 n=$3 suffix=$4 mode=${5:-} log="$out/footprint-churn-$3$4.log" pid rss_kb hwm_kb heap_kb fgc syncs key
   # shellcheck disable=SC2086
-  "$javabin" $flags -cp "$cp" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) > "$log" 2>&1 &
+  "$javabin" $flags -cp "$cp" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) $mode > "$log" 2>&1 &
   pid=$!
   started+=("$pid")
   sleep 90
@@ -286,6 +286,9 @@ for part in $parts; do
     for n in 110 1000 5000; do
       churn java "$docker_flags" "$n" ""
     done
+    # The same with a Deployment's pods as the API server sends them (dev.evictd.bench.RealPods: about 5 KiB of
+    # JSON each, parsed as the informer parses them), for the DaemonSet's sizing (rss_5000_real_mib).
+    churn java "$docker_flags" 5000 "_real" real
     json="$json\"memory_limit_mib\": $limit_mib, "
     echo "${json%, }}" > "$out/footprint.json"
     ;;

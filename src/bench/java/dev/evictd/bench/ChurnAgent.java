@@ -31,7 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
  * (new names and uids) every sync, and a kubelet summary of them serialized and parsed again each
  * sync as the kubelet provider does; every tenth sync is under memory pressure (ranking and a
  * dry-run decision). Runs syncs every second for {@code args[1]} seconds; prints one line per ten
- * syncs so the caller knows it is turning.
+ * syncs so the caller knows it is turning. With {@code args[3]} {@code real}, the pods are {@link
+ * RealPods}: a Deployment's pods parsed from JSON as the informer gets them.
  */
 public final class ChurnAgent {
   private ChurnAgent() {}
@@ -40,6 +41,9 @@ public final class ChurnAgent {
     int n = Integer.parseInt(args[0]);
     int seconds = Integer.parseInt(args[1]);
     int churn = Integer.parseInt(args[2]);
+    boolean real = args.length > 3 && args[3].equals("real");
+    java.util.function.Function<List<BenchData.GenPod>, List<Pod>> make =
+        g -> real ? g.stream().map(RealPods::pod).toList() : BenchData.pods(g, true);
     Clock clock = Clock.systemUTC();
     JsonMapper json =
         JsonMapper.builder()
@@ -53,7 +57,7 @@ public final class ChurnAgent {
     Object lock = new Object();
     // like an informer's store: unchanged pods keep their objects, a new pod is a new object, kept
     // as NodePodInformer's store keeps it
-    List<Pod> store = new ArrayList<>(BenchData.pods(gen, true));
+    List<Pod> store = new ArrayList<>(make.apply(gen));
     store.replaceAll(PodCompaction::forStore);
     List<List<Pod>> view = new ArrayList<>(List.of(List.copyOf(store)));
     PodSource pods =
@@ -80,7 +84,7 @@ public final class ChurnAgent {
                       16 + random.nextInt(768),
                       old.diskMi());
               gen.set(at, fresh);
-              store.set(at, PodCompaction.forStore(BenchData.pods(List.of(fresh), true).get(0)));
+              store.set(at, PodCompaction.forStore(make.apply(List.of(fresh)).get(0)));
             }
             view.set(0, List.copyOf(store));
             boolean pressure = ++syncs[0] % 10 == 0;

@@ -49,7 +49,11 @@ record NodeSources(
     PodSource pods =
         c.podsFile() == null
             ? PodSource.of(List.of())
-            : PodSource.of(CapturedInputs.pods(c.podsFile()));
+            // kept as the informer's store keeps its pods, which the rules then read without a copy
+            : PodSource.of(
+                CapturedInputs.pods(c.podsFile()).stream()
+                    .map(dev.evictd.engine.PodCompaction::forStore)
+                    .toList());
     LOG.info(
         "standalone: host statistics, {} pods{}, dry run",
         pods.activePods().size(),

@@ -110,7 +110,9 @@ public final class PodFacts {
         List.copyOf(PodResources.localVolumeNames(pod)),
         List.copyOf(emptyDirLimits),
         podLimits.get("ephemeral-storage"),
-        java.util.Collections.unmodifiableMap(containerLimits),
+        containerLimits.isEmpty()
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(containerLimits),
         labels,
         List.copyOf(owners),
         owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
@@ -154,6 +156,11 @@ public final class PodFacts {
    * pod itself is not changed.
    */
   public static Pod visibleToRules(Pod pod) {
+    if (PodCompaction.isFrozen(pod)) {
+      // the informer's pod (PodCompaction.forStore): already without any of it, and nothing in it
+      // can be changed, so the rules read the store's object instead of a copy of their own
+      return pod;
+    }
     Pod copy = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
     hideFromRules(copy);
     // the copy lives as long as the pod's fact: its empty lists and maps shared (PodCompaction)
@@ -194,6 +201,62 @@ public final class PodFacts {
         }
       }
     }
+  }
+
+  /** Whether {@code pod} holds none of what {@link #hideFromRules} removes. */
+  static boolean isHidden(Pod pod) {
+    var meta = pod.getMetadata();
+    if (meta != null) {
+      if (meta.getManagedFields() != null && !meta.getManagedFields().isEmpty()) {
+        return false;
+      }
+      if (meta.getAnnotations() != null && meta.getAnnotations().containsKey(LAST_APPLIED)) {
+        return false;
+      }
+    }
+    var spec = pod.getSpec();
+    if (spec == null) {
+      return true;
+    }
+    if (spec.getContainers() != null && !spec.getContainers().stream().allMatch(PodFacts::hidden)) {
+      return false;
+    }
+    if (spec.getInitContainers() != null
+        && !spec.getInitContainers().stream().allMatch(PodFacts::hidden)) {
+      return false;
+    }
+    if (spec.getEphemeralContainers() != null) {
+      for (var c : spec.getEphemeralContainers()) {
+        if (c != null
+            && (!empty(c.getEnv())
+                || !empty(c.getEnvFrom())
+                || !empty(c.getCommand())
+                || !empty(c.getArgs())
+                || c.getLifecycle() != null
+                || c.getLivenessProbe() != null
+                || c.getReadinessProbe() != null
+                || c.getStartupProbe() != null)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean hidden(Container c) {
+    return c == null
+        || (empty(c.getEnv())
+            && empty(c.getEnvFrom())
+            && empty(c.getCommand())
+            && empty(c.getArgs())
+            && c.getLifecycle() == null
+            && c.getLivenessProbe() == null
+            && c.getReadinessProbe() == null
+            && c.getStartupProbe() == null);
+  }
+
+  private static boolean empty(List<?> l) {
+    return l == null || l.isEmpty();
   }
 
   private static void hide(Container c) {
@@ -283,7 +346,7 @@ public final class PodFacts {
         saturated(volBytes),
         saturated(volInodes),
         eph,
-        java.util.Collections.unmodifiableMap(volumeUsed),
+        volumeUsed.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(volumeUsed),
         List.copyOf(containers),
         s,
         new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
@@ -294,6 +357,12 @@ public final class PodFacts {
    * has one).
    */
   private static Map<String, String> nonNull(Map<String, String> m) {
+    if (m.isEmpty()) {
+      return Map.of();
+    }
+    if (PodCompaction.frozenWithoutNulls(m)) {
+      return m; // a frozen pod's own labels (PodCompaction.forStore): no copy needed
+    }
     Map<String, String> out = new LinkedHashMap<>();
     m.forEach(
         (k, v) -> {

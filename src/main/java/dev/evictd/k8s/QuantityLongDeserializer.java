@@ -19,6 +19,15 @@ public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
   public Long deserialize(JsonParser p, DeserializationContext ctxt) {
     JsonToken t = p.currentToken();
     if (t == JsonToken.VALUE_NUMBER_INT) {
+      JsonParser.NumberType type = p.getNumberType();
+      if (type == JsonParser.NumberType.INT || type == JsonParser.NumberType.LONG) {
+        // the usual case, read without a BigInteger (thousands of amounts in every summary)
+        long v = p.getLongValue();
+        if (v < 0) {
+          return ctxt.reportInputMismatch(this, "amount out of range (0 to 2^63-1): %s", v);
+        }
+        return v;
+      }
       BigInteger v = p.getBigIntegerValue();
       if (v.signum() < 0 || v.compareTo(MAX) > 0) {
         return ctxt.reportInputMismatch(this, "amount out of range (0 to 2^63-1): %s", v);

@@ -47,6 +47,32 @@ class SummaryJsonTest {
   }
 
   @Test
+  void integersAreReadUpToTheRangeOfALongAndRefusedBeyondOrBelowZero() {
+    String at = "{\"node\": {\"memory\": {\"availableBytes\": %s}}}";
+    assertThat(
+            WITH_MODULE
+                .readValue(at.formatted("9223372036854775807"), Summary.class)
+                .node()
+                .memory()
+                .availableBytes())
+        .isEqualTo(Long.MAX_VALUE);
+    assertThat(
+            WITH_MODULE
+                .readValue(at.formatted("0"), Summary.class)
+                .node()
+                .memory()
+                .availableBytes())
+        .isZero();
+    assertThatThrownBy(
+            () -> WITH_MODULE.readValue(at.formatted("9223372036854775808"), Summary.class))
+        .isInstanceOf(DatabindException.class)
+        .hasMessageContaining("amount out of range (0 to 2^63-1): 9223372036854775808");
+    assertThatThrownBy(() -> WITH_MODULE.readValue(at.formatted("-5"), Summary.class))
+        .isInstanceOf(DatabindException.class)
+        .hasMessageContaining("amount out of range (0 to 2^63-1): -5");
+  }
+
+  @Test
   void withoutTheModuleTheMarkerBindsNothing() {
     // why every mapper that reads a Summary adds the module: the model names no reader itself
     assertThatThrownBy(() -> JsonMapper.builder().build().readValue(QUANTITIES, Summary.class))
