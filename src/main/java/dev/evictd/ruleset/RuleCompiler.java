@@ -275,12 +275,20 @@ public final class RuleCompiler {
    * (the build's packaged entry: {@link PackagedRuleSet}).
    */
   static RuleSet compileFresh(String source, List<RuleSource> sources, Options options) {
-    return compile(source, sources, options, new ArrayList<>(), true);
+    return compile(source, sources, options, new ArrayList<>(), true, false);
+  }
+
+  /**
+   * Compiles sources from their DRL with every check, as for an operator's rules, even when they
+   * are the packaged default rules with a pre-built model ({@link PrebuiltModel}).
+   */
+  static RuleSet compileDrl(String source, List<RuleSource> sources, Options options) {
+    return compile(source, sources, options, new ArrayList<>(), false, false);
   }
 
   private static RuleSet compile(
       String source, List<RuleSource> sources, Options options, List<String> warnings) {
-    return compile(source, sources, options, warnings, false);
+    return compile(source, sources, options, warnings, false, true);
   }
 
   private static RuleSet compile(
@@ -288,8 +296,19 @@ public final class RuleCompiler {
       List<RuleSource> sources,
       Options options,
       List<String> warnings,
-      boolean fresh) {
+      boolean fresh,
+      boolean prebuilt) {
     String sha256 = prepare(source, sources, options, warnings);
+    if (prebuilt) {
+      // The packaged default rules, byte for byte: the build checked them (lint, compiled code,
+      // the model's bytecode) and refused any finding, so there is nothing to refuse or warn
+      // about here but what prepare() reported.
+      KieBase model = PrebuiltModel.load(sha256);
+      if (model != null) {
+        List<String> names = sources.stream().map(RuleSource::name).toList();
+        return new RuleSet(model, source, names, sha256, warnings);
+      }
+    }
     // A verified entry stands for the lint of these exact sources; the set is still compiled and
     // its compiled code checked below, so a cached set is exactly as confined as a fresh one.
     RuleSetCache.Entry cached = fresh ? null : lookup(source, sha256, options);
