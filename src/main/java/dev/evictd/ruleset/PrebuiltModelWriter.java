@@ -96,7 +96,7 @@ public final class PrebuiltModelWriter {
   }
 
   /** Generates and compiles the model; fills {@code classes}, returns the model classes' names. */
-  private static List<String> generate(List<RuleSource> sources, Map<String, byte[]> classes)
+  static List<String> generate(List<RuleSource> sources, Map<String, byte[]> classes)
       throws IOException {
     KieServices ks = KieServices.Factory.get();
     KieFileSystem kfs = ks.newKieFileSystem();

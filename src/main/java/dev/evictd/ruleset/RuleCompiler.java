@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Compiles DRL rule sets at runtime: a directory given by the operator, or the default rules
- * packaged with evictd.
+ * packaged with evictd. Sources that are exactly the packaged default rules are loaded from their
+ * pre-built executable model instead ({@link PrebuiltModel}).
  */
 public final class RuleCompiler {
   /** Where the packaged copy of {@code rules/} lives on the classpath. */
@@ -306,6 +307,7 @@ public final class RuleCompiler {
       KieBase model = PrebuiltModel.load(sha256);
       if (model != null) {
         List<String> names = sources.stream().map(RuleSource::name).toList();
+        LOG.debug("{}: rules {} loaded from their pre-built model", source, sha256);
         return new RuleSet(model, source, names, sha256, warnings);
       }
     }
