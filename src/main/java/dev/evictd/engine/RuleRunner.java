@@ -380,8 +380,11 @@ final class RuleRunner implements AutoCloseable {
       probeInterval =
           started ? PROBE_INTERVAL_NANOS : Math.min(2 * probeInterval, PROBE_INTERVAL_MAX_NANOS);
     }
-    if (started) {
-      spinUntil(() -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()));
+    if (started
+        && spinUntil(
+            () -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()))) {
+      job.collected = true; // still spinning: the rule thread sees it collect at once
+      return;
     }
     job.callerSpinning = false; // before parking: the rule thread then does not wait for it
   }
