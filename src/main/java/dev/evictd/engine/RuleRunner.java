@@ -89,48 +89,6 @@ final class RuleRunner implements AutoCloseable {
     return ALLOCATIONS == null ? -1 : ALLOCATIONS.getThreadAllocatedBytes(t.getId());
   }
 
-  /**
-   * Whether the two sides may spin at all: only with another processor, where a spinning thread
-   * does not hold the CPU the other one needs.
-   */
-  private static final boolean MULTI_CPU = Runtime.getRuntime().availableProcessors() > 1;
-
-  /**
-   * How long one side waits, spinning, for a sign that the other is running at the same time on
-   * another processor (picking a job up, collecting a result): a thread spinning on another
-   * processor answers within a microsecond; one that shares this processor, or was parked, cannot.
-   */
-  static final long QUICK_NANOS = MULTI_CPU ? 5_000 : 0;
-
-  /**
-   * How long the caller spins for a job the rule thread picked up at once (it runs on another
-   * processor) to be done, before it parks: a quiet sync's rule work fits easily.
-   */
-  static final long SPIN_DONE_NANOS = MULTI_CPU ? 200_000 : 0;
-
-  /**
-   * How long the rule thread spins for the next job after the caller collected a result at once: a
-   * second hand-over of the same sync, or the next of back-to-back syncs, then finds it running.
-   */
-  static final long LINGER_NANOS = MULTI_CPU ? 100_000 : 0;
-
-  /**
-   * How long the caller spins, now and then, for a parked rule thread to pick a job up: waking a
-   * thread on an idle processor of a VM takes tens of microseconds, and a pick-up within this
-   * window shows another processor is free (the two then keep spinning while it stays so).
-   */
-  static final long PROBE_NANOS = MULTI_CPU ? 60_000 : 0;
-
-  /**
-   * The least time between two probes: a probe that fails (the other processor is busy) costs the
-   * caller up to {@link #PROBE_NANOS} of its processor, so after each failure the interval doubles,
-   * up to {@link #PROBE_INTERVAL_MAX_NANOS}; a probe that succeeds resets it.
-   */
-  static final long PROBE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-  /** The longest time between two probes, on a machine whose processors stay busy. */
-  static final long PROBE_INTERVAL_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
-
   /** One piece of work handed to the rule thread, and its outcome. */
   private static final class Job {
     final Callable<?> work;
@@ -138,17 +96,6 @@ final class RuleRunner implements AutoCloseable {
     Object result;
     Throwable error;
     volatile boolean done;
-
-    /** Set by the rule thread when it picks the job up. */
-    volatile boolean started;
-
-    /** Set by the caller once it has seen the job done. */
-    volatile boolean collected;
-
-    /**
-     * Whether the caller is spinning for the job (not parked): only then may it collect at once.
-     */
-    volatile boolean callerSpinning;
 
     /** The rule thread's allocation counter when the job started (-1 unknown). */
     volatile long allocatedAtStart = -1;
@@ -166,13 +113,6 @@ final class RuleRunner implements AutoCloseable {
   private static final class Worker implements Runnable {
     final AtomicReference<Job> slot = new AtomicReference<>();
     volatile boolean stopped;
-
-    /**
-     * Whether the rule thread is spinning for the next job rather than parked: a caller that sees
-     * it need not unpark it (it reads the slot after clearing this), and may spin for the result.
-     */
-    volatile boolean spinning;
-
     final Thread thread;
 
     Worker() {
@@ -181,44 +121,27 @@ final class RuleRunner implements AutoCloseable {
       thread.start();
     }
 
-    /** Hands the job over, waking the rule thread unless it is spinning for it. */
     void submit(Job job) {
       slot.set(job);
-      if (!spinning) {
-        LockSupport.unpark(thread);
-      }
+      LockSupport.unpark(thread);
     }
 
     /**
-     * Runs jobs as they come. Between jobs the thread parks at once (the caller unparks it, then
-     * parks itself; it unparks the caller, then parks), unless the caller collected the last result
-     * at once — it was spinning on another processor — and then it spins a short while for the next
-     * job first. Spinning on both sides unconditionally (50 µs each) cost a steady sync at 110 pods
-     * about 125 µs per hand-over on a loaded 2-core VM, against about 25 µs parked: a spinning
-     * thread keeps the other one off its processor. Parking at once on an idle VM costs two
-     * wake-ups of an idle processor per sync (tens of microseconds each); this spins only while the
-     * other side shows it runs alongside.
+     * Runs jobs as they come. Between jobs the thread parks at once: a direct hand-off (the caller
+     * unparks it, then parks itself; it unparks the caller, then parks) keeps both threads on one
+     * processor, so a hand-over costs two context switches. Spinning 50 µs on each side first cost
+     * a steady sync at 110 pods about 125 µs per hand-over on a loaded 2-core VM, against about 25
+     * µs parked: a spinning thread keeps the other one off its processor.
      */
     @Override
     public void run() {
-      boolean linger = false;
       while (!stopped) {
-        if (linger) {
-          spinning = true;
-          long until = System.nanoTime() + LINGER_NANOS;
-          while (slot.get() == null && !stopped && System.nanoTime() < until) {
-            Thread.onSpinWait();
-          }
-          spinning = false; // then the slot is read again before parking: no wake-up is lost
-          linger = false;
-        }
         Job j = slot.getAndSet(null);
         if (j == null) {
           LockSupport.park(this);
           Thread.interrupted(); // an interrupt is only a wake-up here; the stopped flag decides
           continue;
         }
-        j.started = true;
         long start = ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
         j.allocatedAtStart = start;
         try {
@@ -232,39 +155,13 @@ final class RuleRunner implements AutoCloseable {
         }
         j.done = true;
         LockSupport.unpark(j.caller);
-        // a caller that parked is being woken (on this processor or an idle one): it cannot collect
-        // at once, and waiting for it would only hold this processor
-        linger = j.callerSpinning && spinUntil(() -> j.collected, QUICK_NANOS);
       }
     }
-  }
-
-  /** Spins until {@code condition} holds or {@code nanos} passed; returns whether it held. */
-  private static boolean spinUntil(java.util.function.BooleanSupplier condition, long nanos) {
-    if (nanos <= 0) {
-      return condition.getAsBoolean();
-    }
-    long until = System.nanoTime() + nanos;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() >= until) {
-        return false;
-      }
-      Thread.onSpinWait();
-    }
-    return true;
   }
 
   private Worker worker;
   private int abandoned;
   private long lastAllocated = -1;
-
-  /** When the caller last probed whether another processor is free ({@link System#nanoTime}). */
-  private long lastProbe;
-
-  private boolean probedOnce;
-
-  /** The time from one probe to the next, longer after each that failed. */
-  private long probeInterval = PROBE_INTERVAL_NANOS;
 
   /**
    * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
@@ -302,15 +199,9 @@ final class RuleRunner implements AutoCloseable {
     long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
     Job job = new Job(work, Thread.currentThread());
     lastAllocated = -1;
-    long window = spinWindow(worker);
-    job.callerSpinning = window > 0; // set before the hand-over: short work may be done at once
     worker.submit(job);
     Thread ruleThread = worker.thread;
-    if (window > 0) {
-      spinForResult(job, window, deadlineNanos);
-    }
     int waited = await(job, deadlineNanos, limit, ruleThread);
-    job.collected = job.done;
     long over = waited == OVER_ALLOCATION ? allocatedSoFar(job, ruleThread) : -1;
     if (waited == INTERRUPTED || !job.done) {
       stop.run();
@@ -351,44 +242,6 @@ final class RuleRunner implements AutoCloseable {
     throw new IllegalStateException(c);
   }
 
-  /**
-   * How long the caller will spin for the job's pick-up: briefly when the rule thread is spinning
-   * for it (it runs on another processor), now and then up to {@link #PROBE_NANOS} when it is
-   * parked (a pick-up within that shows another processor is free), else not at all (it parks).
-   */
-  private long spinWindow(Worker w) {
-    if (w.spinning) {
-      return QUICK_NANOS;
-    }
-    long now = System.nanoTime();
-    if (PROBE_NANOS > 0 && (!probedOnce || now - lastProbe >= probeInterval)) {
-      probedOnce = true;
-      lastProbe = now;
-      return PROBE_NANOS;
-    }
-    return 0;
-  }
-
-  /**
-   * Spins up to {@code window} for the job to be picked up and then a short while for it to be
-   * done; the caller then parks if it is not.
-   */
-  private void spinForResult(Job job, long window, long deadlineNanos) {
-    boolean started =
-        spinUntil(() -> job.started, Math.min(window, deadlineNanos - System.nanoTime()));
-    if (window == PROBE_NANOS) {
-      probeInterval =
-          started ? PROBE_INTERVAL_NANOS : Math.min(2 * probeInterval, PROBE_INTERVAL_MAX_NANOS);
-    }
-    if (started
-        && spinUntil(
-            () -> job.done, Math.min(SPIN_DONE_NANOS, deadlineNanos - System.nanoTime()))) {
-      job.collected = true; // still spinning: the rule thread sees it collect at once
-      return;
-    }
-    job.callerSpinning = false; // before parking: the rule thread then does not wait for it
-  }
-
   /** Bytes the last piece of work allocated on the rule thread; -1 when unknown. */
   long lastAllocated() {
     return lastAllocated;
@@ -406,9 +259,9 @@ final class RuleRunner implements AutoCloseable {
 
   /**
    * Waits until the job is done, the deadline passes or (with a {@code limit}) the rule thread
-   * allocated more than it may, parked (any spinning is done before, see {@link #spinForResult}).
-   * Returns {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when
-   * the job allocated too much, else {@link #FINISHED} (done or past the deadline).
+   * allocated more than it may, parked (see {@link Worker#run} for why it does not spin). Returns
+   * {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when the job
+   * allocated too much, else {@link #FINISHED} (done or past the deadline).
    */
   private static int await(Job job, long deadlineNanos, long limit, Thread ruleThread) {
     while (!job.done) {
