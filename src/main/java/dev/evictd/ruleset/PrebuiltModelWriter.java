@@ -40,6 +40,8 @@ public final class PrebuiltModelWriter {
 
   private static final String MODEL_DIR = MODEL_PACKAGE.replace('.', '/') + "/";
   private static final Logger LOG = LoggerFactory.getLogger(PrebuiltModelWriter.class);
+  private static final java.util.concurrent.atomic.AtomicLong BUILDS =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private PrebuiltModelWriter() {}
 
@@ -95,12 +97,16 @@ public final class PrebuiltModelWriter {
         facts.size());
   }
 
-  /** Generates and compiles the model; fills {@code classes}, returns the model classes' names. */
+  /**
+   * Generates and compiles the model of any rule set (in the rules' package, {@value
+   * #MODEL_PACKAGE}); fills {@code classes}, returns the model classes' names.
+   */
   static List<String> generate(List<RuleSource> sources, Map<String, byte[]> classes)
       throws IOException {
     KieServices ks = KieServices.Factory.get();
     KieFileSystem kfs = ks.newKieFileSystem();
-    ReleaseId rid = ks.newReleaseId("dev.evictd.rules", "default-model", "1.0.0");
+    ReleaseId rid =
+        ks.newReleaseId("dev.evictd.rules", "model" + BUILDS.incrementAndGet(), "1.0.0");
     kfs.generateAndWritePomXML(rid);
     for (RuleSource s : sources) {
       kfs.write("src/main/resources/" + MODEL_DIR + s.name(), s.text());
@@ -112,7 +118,7 @@ public final class PrebuiltModelWriter {
     }
     if (!errors.isEmpty()) {
       throw new IOException(
-          "the default rules' executable model does not compile:\n" + String.join("\n", errors));
+          "the rules' executable model does not compile:\n" + String.join("\n", errors));
     }
     InternalKieModule km = (InternalKieModule) ((KieBuilderImpl) kb).getKieModule();
     List<String> models = new ArrayList<>();
@@ -129,7 +135,7 @@ public final class PrebuiltModelWriter {
     }
     ks.getRepository().removeKieModule(rid);
     if (models.isEmpty()) {
-      throw new IOException("the default rules' executable model names no model class");
+      throw new IOException("the rules' executable model names no model class");
     }
     for (String m : models) {
       if (!classes.containsKey(m.replace('.', '/') + ".class")) {
@@ -142,9 +148,10 @@ public final class PrebuiltModelWriter {
   /**
    * evictd's own classes the model's property tables were computed from: one metadata class each
    * ({@code DomainClassesMetadata...$dev_evictd_api_PodFact_Metadata}). JDK classes are left out
-   * (another JDK build would otherwise refuse the model).
+   * (another JDK build would otherwise refuse the model), and so are the types the rules declare
+   * (the model's own classes).
    */
-  static List<String> factClasses(Iterable<String> classFiles) throws IOException {
+  static List<String> factClasses(java.util.Collection<String> classFiles) throws IOException {
     TreeSet<String> out = new TreeSet<>();
     for (String f : classFiles) {
       int dollar = f.lastIndexOf('$');
@@ -156,6 +163,9 @@ public final class PrebuiltModelWriter {
       }
       String name =
           f.substring(dollar + 1, f.length() - "_Metadata.class".length()).replace('_', '.');
+      if (classFiles.contains(name.replace('.', '/') + ".class")) {
+        continue; // a type the rules declare: the model's own class
+      }
       if (PrebuiltModel.class.getClassLoader().getResource(name.replace('.', '/') + ".class")
           == null) {
         throw new IOException("cannot tell the fact class of " + f + " (" + name + "?)");

@@ -299,15 +299,31 @@ public final class RuleCompiler {
       List<String> warnings,
       boolean fresh,
       boolean prebuilt) {
+    return compile(source, sources, options, warnings, fresh, prebuilt, null);
+  }
+
+  private static RuleSet compile(
+      String source,
+      List<RuleSource> sources,
+      Options options,
+      List<String> warnings,
+      boolean fresh,
+      boolean prebuilt,
+      RuleSetCache.Entry[] built) {
     String sha256 = prepare(source, sources, options, warnings);
     if (prebuilt) {
       // The packaged default rules, byte for byte: the build checked them (lint, compiled code,
       // the model's bytecode) and refused any finding, so there is nothing to refuse or warn
       // about here but what prepare() reported.
       KieBase model = PrebuiltModel.load(sha256);
+      if (model == null && !options.allowUnsafe() && options.cache() != null) {
+        // any other set: its executable model from the cache, else built once in a child process
+        // (which checks it as below, strictly); null when it stays on this path
+        model = ModelCache.load(source, sources, sha256, options.cache());
+      }
       if (model != null) {
         List<String> names = sources.stream().map(RuleSource::name).toList();
-        LOG.debug("{}: rules {} loaded from their pre-built model", source, sha256);
+        LOG.debug("{}: rules {} loaded from their executable model", source, sha256);
         return new RuleSet(model, source, names, sha256, warnings);
       }
     }
@@ -329,21 +345,34 @@ public final class RuleCompiler {
     refuseOrWarn(unparsed(report), options, warnings);
     List<PolicyFinding> compiled = CompiledCodeCheck.check(rs.kieBase(), report, source);
     refuseOrWarn(compiled, options, warnings);
+    RuleSetCache.Entry entry =
+        new RuleSetCache.Entry(
+            RuleSetCache.FORMAT,
+            RuleSetCache.evictdVersion(),
+            RuleSetCache.droolsVersion(),
+            sha256,
+            rs.files(),
+            ruleCount(rs),
+            StoredLint.of(report),
+            compiled);
     if (cached == null && options.cache() != null) {
-      options
-          .cache()
-          .store(
-              new RuleSetCache.Entry(
-                  RuleSetCache.FORMAT,
-                  RuleSetCache.evictdVersion(),
-                  RuleSetCache.droolsVersion(),
-                  sha256,
-                  rs.files(),
-                  ruleCount(rs),
-                  StoredLint.of(report),
-                  compiled));
+      options.cache().store(entry);
+    }
+    if (built != null) {
+      built[0] = entry;
     }
     return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
+  }
+
+  /**
+   * Compiles sources from their DRL with every check, strictly (any finding refuses them), for an
+   * executable model to be built from them ({@link ModelBuild}); returns the cache entry that
+   * records what the checks found.
+   */
+  static RuleSetCache.Entry compileDrlChecked(String source, List<RuleSource> sources) {
+    RuleSetCache.Entry[] built = new RuleSetCache.Entry[1];
+    compile(source, sources, Options.STRICT, new ArrayList<>(), true, false, built);
+    return built[0];
   }
 
   private static List<PolicyFinding> unparsed(PolicyLint.Report report) {

@@ -69,7 +69,10 @@ public final class RuleSetCache {
           "dev/evictd/ruleset/lint/InterpretedMvelWalk.class",
           "dev/evictd/ruleset/lint/PolicyAllowlist.class",
           "dev/evictd/ruleset/lint/RuleNames.class",
-          "dev/evictd/ruleset/lint/StoredLint.class");
+          "dev/evictd/ruleset/lint/StoredLint.class",
+          "dev/evictd/ruleset/lint/ModelCodeCheck.class",
+          "dev/evictd/ruleset/ModelBuild.class",
+          "dev/evictd/ruleset/ModelCache.class");
 
   private static volatile String evictdVersion;
   private static volatile String droolsVersion;
@@ -107,20 +110,48 @@ public final class RuleSetCache {
     static final JsonMapper JSON = JsonMapper.builder().build();
   }
 
-  private final Path dir;
-
-  private RuleSetCache(Path dir) {
-    this.dir = dir;
+  /**
+   * How the executable models of rule sets other than the packaged defaults are built for this
+   * cache (then kept in it beside the entries, see {@link ModelCache}).
+   */
+  public enum ModelBuilds {
+    /** In a short-lived child process: the compiler never loads into this one (the default). */
+    CHILD_PROCESS,
+    /** In this process (where no process may be started). */
+    IN_PROCESS,
+    /** None: every set other than the packaged defaults is compiled from its DRL, as before. */
+    OFF
   }
 
-  /** A cache in {@code dir} (created, mode 0755, when the first entry is stored). */
+  private final Path dir;
+  private final ModelBuilds modelBuilds;
+
+  private RuleSetCache(Path dir, ModelBuilds modelBuilds) {
+    this.dir = dir;
+    this.modelBuilds = modelBuilds;
+  }
+
+  /**
+   * A cache in {@code dir} (created, mode 0755, when the first entry is stored), whose sets' models
+   * are built in a child process.
+   */
   public static RuleSetCache at(Path dir) {
-    return new RuleSetCache(dir);
+    return new RuleSetCache(dir, ModelBuilds.CHILD_PROCESS);
+  }
+
+  /** This cache with its models built another way. */
+  public RuleSetCache withModelBuilds(ModelBuilds m) {
+    return new RuleSetCache(dir, m);
   }
 
   /** The cache's directory. */
   public Path dir() {
     return dir;
+  }
+
+  /** How models are built for this cache. */
+  public ModelBuilds modelBuilds() {
+    return modelBuilds;
   }
 
   /**

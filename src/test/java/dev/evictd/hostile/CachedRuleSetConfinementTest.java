@@ -40,7 +40,7 @@ class CachedRuleSetConfinementTest {
       })
   void hostileRulesAreRefusedFromTheCacheAsWhenCompiledAfresh(String name, @TempDir Path tmp) {
     Path file = HOSTILE.resolve(name);
-    RuleSetCache cache = RuleSetCache.at(tmp.resolve("cache"));
+    RuleSetCache cache = lintOnly(tmp.resolve("cache"));
     String fresh = refusal(file, RuleCompiler.Options.STRICT);
     // only a set that compiled is remembered: here with the refusals let through
     RuleCompiler.compileFile(file, UNSAFE.withCache(cache));
@@ -59,7 +59,7 @@ class CachedRuleSetConfinementTest {
       throws IOException {
     Path file = HOSTILE.resolve(name);
     Path dir = tmp.resolve("cache");
-    RuleSetCache cache = RuleSetCache.at(dir);
+    RuleSetCache cache = lintOnly(dir);
     RuleCompiler.compileFile(file, UNSAFE.withCache(cache));
     Path entry;
     try (Stream<Path> s = Files.list(dir)) {
@@ -78,6 +78,31 @@ class CachedRuleSetConfinementTest {
     assertThat(refused.getMessage().lines().toList())
         .allMatch(l -> l.contains("(compiled code)"), "refused by the compiled-code check")
         .isNotEmpty();
+  }
+
+  /**
+   * A cache of the lint's entries only: with executable models (built in a child that lints the
+   * sources afresh) the entry is not even read. That route: below.
+   */
+  private static RuleSetCache lintOnly(Path dir) {
+    return RuleSetCache.at(dir).withModelBuilds(RuleSetCache.ModelBuilds.OFF);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"process-runtime-fqn.drl", "matches-compound.drl"})
+  void hostileRulesAreRefusedOnTheModelPathAsWhenCompiledAfresh(String name, @TempDir Path tmp) {
+    Path file = HOSTILE.resolve(name);
+    // a real child process builds the model: it refuses the set with the compiler's own message,
+    // whatever lint entry the cache holds for it
+    RuleSetCache cache = RuleSetCache.at(tmp.resolve("cache"));
+    String fresh = refusal(file, RuleCompiler.Options.STRICT);
+    RuleCompiler.compileFile(file, UNSAFE.withCache(cache));
+    assertThat(refusal(file, RuleCompiler.Options.STRICT.withCache(cache))).isEqualTo(fresh);
+    try (Stream<Path> s = Files.list(tmp.resolve("cache"))) {
+      assertThat(s.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".model"));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private static String refusal(Path file, RuleCompiler.Options options) {

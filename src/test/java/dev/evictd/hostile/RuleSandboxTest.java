@@ -13,6 +13,7 @@ import dev.evictd.engine.RuleSet;
 import dev.evictd.engine.RuleSource;
 import dev.evictd.engine.SyncBudget;
 import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.ruleset.RuleSetCache;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -26,7 +27,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Rule sets that pass the policy lint and then try to do harm at run time (the files of {@code
@@ -87,12 +90,55 @@ class RuleSandboxTest {
         ps);
   }
 
+  /** How a set is loaded: compiled from its DRL, or from its executable model (cached). */
+  enum Route {
+    COMPILED,
+    MODEL
+  }
+
+  @TempDir static Path cache;
+
   /** The default rules with one hostile file of the run-time corpus added. */
   static RuleSet withDefaults(String file) throws IOException {
+    return withDefaults(file, Route.COMPILED);
+  }
+
+  /** The same, loaded by {@code route}. */
+  static RuleSet withDefaults(String file, Route route) throws IOException {
     List<RuleSource> sources = new ArrayList<>(RuleCompiler.readDefault());
     Path f = RUNTIME.resolve(file);
     sources.add(new RuleSource(file, f.toString(), Files.readString(f)));
-    return RuleCompiler.compile("hostile-runtime/" + file, sources);
+    return load("hostile-runtime/" + file, sources, route);
+  }
+
+  private static RuleSet load(String source, List<RuleSource> sources, Route route) {
+    if (route == Route.COMPILED) {
+      RuleSet rs = RuleCompiler.compile(source, sources);
+      assertThat(fromModel(rs)).isFalse();
+      return rs;
+    }
+    RuleCompiler.Options o =
+        RuleCompiler.Options.STRICT.withCache(
+            RuleSetCache.at(cache).withModelBuilds(RuleSetCache.ModelBuilds.IN_PROCESS));
+    RuleCompiler.compile(source, sources, o); // built and cached; then loaded as a restart would
+    RuleSet rs = RuleCompiler.compile(source, sources, o);
+    // a matches stays compiled (on RE2/J): the model would run it on java.util.regex
+    boolean matches = sources.stream().anyMatch(s -> s.text().contains(" matches "));
+    assertThat(fromModel(rs)).as(source).isEqualTo(!matches);
+    return rs;
+  }
+
+  /** Whether a set's rules came from an executable model (their consequences are the model's). */
+  static boolean fromModel(RuleSet rs) {
+    return rs.kieBase().getKiePackages().stream()
+        .flatMap(p -> p.getRules().stream())
+        .allMatch(
+            r ->
+                ((org.drools.base.definitions.rule.impl.RuleImpl) r)
+                    .getConsequence()
+                    .getClass()
+                    .getName()
+                    .startsWith("org.drools.modelcompiler."));
   }
 
   private static EvictionPlan sync(Planner planner, int step, List<Pod> pods) {
@@ -108,12 +154,13 @@ class RuleSandboxTest {
     assertThat(p.decisions()).extracting(d -> d.pod().name()).containsExactly("b");
   }
 
-  @Test
-  void aRuleThatKeeps48MiBEverySyncFailsThoseSyncsAndTheSessionLetsTheArraysGo()
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void aRuleThatKeeps48MiBEverySyncFailsThoseSyncsAndTheSessionLetsTheArraysGo(Route route)
       throws IOException {
     SyncBudget budget = SyncBudget.DEFAULT.withKept(10_000, 20, 32 * MI);
     try (Planner planner =
-        new Planner(withDefaults("keeps-48mib-every-sync.drl"), config(), budget)) {
+        new Planner(withDefaults("keeps-48mib-every-sync.drl", route), config(), budget)) {
       List<Pod> pods = List.of(pod("hog", 0), pod("a", 10));
       for (int i = 1; i <= 12; i++) { // 576 MiB kept by now without the budget
         EvictionPlan p = sync(planner, i, pods);
@@ -129,9 +176,10 @@ class RuleSandboxTest {
     }
   }
 
-  @Test
-  void anOutOfMemoryErrorInRuleCodeFailsTheSyncNotTheProcess() throws IOException {
-    try (Planner planner = new Planner(withDefaults("out-of-memory.drl"), config())) {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void anOutOfMemoryErrorInRuleCodeFailsTheSyncNotTheProcess(Route route) throws IOException {
+    try (Planner planner = new Planner(withDefaults("out-of-memory.drl", route), config())) {
       for (int i = 1; i <= 3; i++) {
         EvictionPlan p = sync(planner, i, List.of(pod("oom", 0), pod("a", 10)));
         assertThat(p.failed()).isTrue();
@@ -145,9 +193,10 @@ class RuleSandboxTest {
     }
   }
 
-  @Test
-  void aStackOverflowInAConditionFailsTheSyncNotTheProcess() throws IOException {
-    try (Planner planner = new Planner(withDefaults("stack-overflow.drl"), config())) {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void aStackOverflowInAConditionFailsTheSyncNotTheProcess(Route route) throws IOException {
+    try (Planner planner = new Planner(withDefaults("stack-overflow.drl", route), config())) {
       EvictionPlan p = sync(planner, 1, List.of(pod("deep", 0), pod("a", 10)));
       assertThat(p.failed()).isTrue();
       assertThat(p.failure()).contains("StackOverflowError");
@@ -156,11 +205,12 @@ class RuleSandboxTest {
     }
   }
 
-  @Test
-  void aSyncThatAllocatesPastItsBudgetFailsAndTheNextWorks() throws IOException {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void aSyncThatAllocatesPastItsBudgetFailsAndTheNextWorks(Route route) throws IOException {
     SyncBudget budget = SyncBudget.DEFAULT.withAllocation(128 * MI, 0);
     try (Planner planner =
-        new Planner(withDefaults("allocates-a-gibibyte.drl"), config(), budget)) {
+        new Planner(withDefaults("allocates-a-gibibyte.drl", route), config(), budget)) {
       EvictionPlan p = sync(planner, 1, List.of(pod("churn", 0), pod("a", 10)));
       assertThat(p.failed()).isTrue();
       assertThat(p.failure())
@@ -173,11 +223,12 @@ class RuleSandboxTest {
     }
   }
 
-  @Test
-  void aRuleThatHoardsFactsFailsPastTheKeptFactsBudget() throws IOException {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void aRuleThatHoardsFactsFailsPastTheKeptFactsBudget(Route route) throws IOException {
     SyncBudget budget = SyncBudget.DEFAULT.withKept(2_500, 20, 64 * MI);
     try (Planner planner =
-        new Planner(withDefaults("keeps-a-fact-every-sync.drl"), config(), budget)) {
+        new Planner(withDefaults("keeps-a-fact-every-sync.drl", route), config(), budget)) {
       List<Pod> pods = List.of(pod("hoarder", 0), pod("a", 10));
       assertThat(sync(planner, 1, pods).failed()).isFalse();
       assertThat(sync(planner, 2, pods).failed()).isFalse();
@@ -192,10 +243,12 @@ class RuleSandboxTest {
     }
   }
 
-  @Test
-  void matchesRunsInLinearTimeSoNoPatternBacktracksForEver() throws IOException {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void matchesRunsInLinearTimeSoNoPatternBacktracksForEver(Route route) throws IOException {
     SyncBudget budget = SyncBudget.DEFAULT.withTime(Duration.ofSeconds(5));
-    try (Planner planner = new Planner(withDefaults("regex-backtracking.drl"), config(), budget)) {
+    try (Planner planner =
+        new Planner(withDefaults("regex-backtracking.drl", route), config(), budget)) {
       String sixty = "a".repeat(60);
       List<Pod> pods = List.of(pod(sixty, 0), pod("a".repeat(59) + "b", 10));
       for (int i = 1; i <= 3; i++) {
@@ -218,8 +271,9 @@ class RuleSandboxTest {
     return out;
   }
 
-  @Test
-  void rulesRunOnTheRuleThreadOnlyEvenWithStreamsInFromAndConsequences() {
+  @ParameterizedTest
+  @EnumSource(Route.class)
+  void rulesRunOnTheRuleThreadOnlyEvenWithStreamsInFromAndConsequences(Route route) {
     String drl =
         "package dev.evictd.rules;\nimport dev.evictd.api.*;\nimport java.util.stream.StreamSupport;\n"
             + "rule \"sequential streams everywhere\" ruleflow-group \"observe\"\nwhen\n"
@@ -230,7 +284,7 @@ class RuleSandboxTest {
             + ".reduce(0, Integer::sum) + $n);\nend\n";
     List<RuleSource> sources = new ArrayList<>(RuleCompiler.readDefault());
     sources.add(new RuleSource("streams.drl", "streams.drl", drl));
-    RuleSet rules = RuleCompiler.compile("streams", sources);
+    RuleSet rules = load("streams", sources, route);
     try (Planner planner = new Planner(rules, config())) {
       List<Pod> pods = new ArrayList<>();
       for (int i = 0; i < 40; i++) {

@@ -41,7 +41,7 @@ class PrebuiltModelParityTest {
   }
 
   /** Whether a rule base came from an executable model (its consequences are the model's). */
-  private static boolean fromModel(KieBase kb) {
+  static boolean fromModel(KieBase kb) {
     List<String> kinds = new ArrayList<>();
     for (KiePackage p : kb.getKiePackages()) {
       for (Rule r : p.getRules()) {

@@ -22,8 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
 class RuleSetCacheTest {
   static final Path QOS = Path.of("fixtures/examples/qos-ranking/rules");
 
+  /**
+   * The lint's entries on their own: no executable models beside them (those and how they keep the
+   * lint's entry: {@link ModelCacheTest}).
+   */
   private static RuleCompiler.Options options(Path cache) {
-    return RuleCompiler.Options.STRICT.withCache(RuleSetCache.at(cache));
+    return RuleCompiler.Options.STRICT.withCache(
+        RuleSetCache.at(cache).withModelBuilds(RuleSetCache.ModelBuilds.OFF));
   }
 
   private static Path onlyEntry(Path cache) throws IOException {
@@ -146,11 +151,11 @@ class RuleSetCacheTest {
     RuleCompiler.Options unsafe =
         new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE);
     RuleCompiler.Checked let =
-        RuleCompiler.checkFile(hostile, unsafe.withCache(RuleSetCache.at(cache)));
+        RuleCompiler.checkFile(hostile, unsafe.withCache(options(cache).cache()));
     assertThat(let.cached()).isFalse();
     assertThat(let.warnings()).anyMatch(w -> w.contains("refused: java.lang.Runtime"));
     String fresh = refusal(() -> RuleCompiler.checkFile(hostile, RuleCompiler.Options.STRICT));
-    assertThat(RuleCompiler.checkFile(hostile, unsafe.withCache(RuleSetCache.at(cache))).cached())
+    assertThat(RuleCompiler.checkFile(hostile, unsafe.withCache(options(cache).cache())).cached())
         .isTrue();
     assertThat(refusal(() -> RuleCompiler.checkFile(hostile, options(cache)))).isEqualTo(fresh);
     assertThat(refusal(() -> RuleCompiler.compileFile(hostile, options(cache)))).isEqualTo(fresh);

@@ -31,12 +31,45 @@ public final class ModelCodeCheck {
           "java.lang.Enum.valueOf",
           "java.lang.System.arraycopy",
           "java.lang.RuntimeException.<init>",
+          // the generated rules class's date formatter (for date-effective / date-expires)
+          "org.drools.util.DateUtils.getDateFormatMask");
+
+  /**
+   * The model's {@code matches} (a pattern that is not a literal): it runs {@code String.matches},
+   * on java.util.regex, where compiled DRL runs RE2/J ({@code Re2ConstraintBuilder}); it is under
+   * {@code org.drools.model.} but not scaffolding.
+   */
+  private static final String MATCHES_OPERATOR = "org.drools.model.operators.MatchesOperator";
+
+  private static final String MATCHES_REASON =
+      "matches on java.util.regex, which can backtrack for ever (compiled DRL runs it on RE2/J)";
+
+  /**
+   * What the model's class for a declared type implements: Drools' marker, its by-name field access
+   * (a {@code switch} over the type's own fields, generated in the class and checked with it) and
+   * serialisation. Compiled DRL's declared types implement the first and the last.
+   */
+  private static final Set<String> DECLARED_TYPE_INTERFACES =
+      Set.of(
+          "org.drools.base.factmodel.GeneratedFact",
+          "org.drools.base.factmodel.AccessibleFact",
+          "java.io.Serializable");
+
+  /**
+   * The primitive types' {@code Class} objects, which the model's rule builders pass to its DSL (an
+   * index's value type): allowed there only, never in a class with rule code (a lambda, a
+   * function), where they are reflection as in compiled DRL.
+   */
+  private static final Set<String> PRIMITIVE_TYPES =
+      Set.of(
           "java.lang.Boolean.TYPE",
           "java.lang.Integer.TYPE",
           "java.lang.Long.TYPE",
-          "java.lang.Double.TYPE",
-          // the generated rules class's date formatter (for date-effective / date-expires)
-          "org.drools.util.DateUtils.getDateFormatMask");
+          "java.lang.Double.TYPE");
+
+  /** The classes that build the model's rules with its DSL: {@code RulesHASHRuleMethodsN}. */
+  private static final Pattern RULE_BUILDER =
+      Pattern.compile("Rules[0-9A-F]+RuleMethods[0-9]+\\.class");
 
   private static final Pattern USES = Pattern.compile("^uses (\\S+) \\(");
 
@@ -51,10 +84,38 @@ public final class ModelCodeCheck {
    * @return one line per refused reference, {@code class: name: reason}, in class order
    */
   public static List<String> check(Map<String, byte[]> classes, String modelPackage) {
+    return check(classes, modelPackage, Set.of());
+  }
+
+  /**
+   * Checks the classes of an executable model whose rules declare types: the class the model
+   * generates for each ({@code modelPackage.Name}, from the lint's declarations) may also implement
+   * Drools' fact interfaces ({@link #DECLARED_TYPE_INTERFACES}); its members are checked as any
+   * other class's.
+   *
+   * @param declaredTypes the simple names of the types the rules declare
+   */
+  public static List<String> check(
+      Map<String, byte[]> classes, String modelPackage, Set<String> declaredTypes) {
+    Set<String> typeFiles = new java.util.HashSet<>();
+    for (String t : declaredTypes) {
+      typeFiles.add(modelPackage.replace('.', '/') + "/" + t + ".class");
+    }
     List<String> out = new ArrayList<>();
     for (Map.Entry<String, byte[]> e : new TreeMap<>(classes).entrySet()) {
+      boolean declared = typeFiles.contains(e.getKey());
+      String dir = modelPackage.replace('.', '/') + "/";
+      boolean builder =
+          e.getKey().startsWith(dir)
+              && RULE_BUILDER.matcher(e.getKey().substring(dir.length())).matches();
       for (String[] p : BytecodeInspector.problems(e.getValue(), false)) {
-        if (!scaffolding(p[0], p[1], modelPackage)) {
+        if ((declared && DECLARED_TYPE_INTERFACES.contains(p[0]))
+            || (builder && PRIMITIVE_TYPES.contains(p[0]))) {
+          continue;
+        }
+        if (p[0].startsWith(MATCHES_OPERATOR)) {
+          out.add(e.getKey() + ": " + p[0] + ": " + MATCHES_REASON);
+        } else if (!scaffolding(p[0], p[1], modelPackage)) {
           out.add(e.getKey() + ": " + p[0] + ": " + p[1]);
         }
       }
