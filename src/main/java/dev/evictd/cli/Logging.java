@@ -6,7 +6,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import org.slf4j.LoggerFactory;
 
-/** Switches the agent's logs between text (the default, from logback.xml) and JSON lines. */
+/** Switches the agent's logs between text (the default, {@link LogbackDefaults}) and JSON lines. */
 final class Logging {
   private Logging() {}
 

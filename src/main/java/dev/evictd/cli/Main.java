@@ -2,6 +2,9 @@ package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
 import java.io.PrintWriter;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,22 +13,32 @@ import picocli.CommandLine.Command;
     name = "evictd",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    description = "Kubernetes node eviction, kubelet-exact, with its policy in Drools rules.",
-    subcommands = {
-      TestCommand.class,
-      ReplayCommand.class,
-      PlanCommand.class,
-      ExplainCommand.class,
-      RunCommand.class,
-      DiffCommand.class,
-      CaptureCommand.class,
-      RulesCommand.class,
-      StatsCommand.class,
-      DoctorCommand.class,
-      AdmissionWebhookCommand.class,
-      CommandLine.HelpCommand.class
-    })
+    description = "Kubernetes node eviction, kubelet-exact, with its policy in Drools rules.")
 public final class Main implements Runnable {
+  /**
+   * The subcommands by name, in the order the usage lists them. Registered here rather than in the
+   * annotation so that a command line naming one builds only that one: picocli reads every
+   * command's options by reflection when it is registered, a fifth of a short command's start-up.
+   */
+  static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+  private static Map<String, Class<?>> subcommands() {
+    Map<String, Class<?>> m = new LinkedHashMap<>();
+    m.put("test", TestCommand.class);
+    m.put("replay", ReplayCommand.class);
+    m.put("plan", PlanCommand.class);
+    m.put("explain", ExplainCommand.class);
+    m.put("run", RunCommand.class);
+    m.put("diff", DiffCommand.class);
+    m.put("capture", CaptureCommand.class);
+    m.put("rules", RulesCommand.class);
+    m.put("stats", StatsCommand.class);
+    m.put("doctor", DoctorCommand.class);
+    m.put("admission-webhook", AdmissionWebhookCommand.class);
+    m.put("help", CommandLine.HelpCommand.class);
+    return Collections.unmodifiableMap(m);
+  }
+
   /** Exit code: success. */
   public static final int OK = 0;
 
@@ -53,6 +66,13 @@ public final class Main implements Runnable {
   /** Runs the command line with the given output streams; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cl = new CommandLine(new Main());
+    Class<?> named = args.length == 0 ? null : SUBCOMMANDS.get(args[0]);
+    if (named != null && named != CommandLine.HelpCommand.class) {
+      cl.addSubcommand(args[0], subcommand(named));
+    } else {
+      // the usage, help, an unknown command: every command
+      SUBCOMMANDS.forEach((name, c) -> cl.addSubcommand(name, subcommand(c)));
+    }
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(
@@ -82,6 +102,14 @@ public final class Main implements Runnable {
           return BAD_INPUT;
         });
     return cl.execute(args);
+  }
+
+  /**
+   * A subcommand's own command line: made on its own, as picocli makes the top level one, so that
+   * its model transformer (the flags of every configuration key) is applied.
+   */
+  private static CommandLine subcommand(Class<?> c) {
+    return new CommandLine(c);
   }
 
   /** Reports the version from the jar manifest. */

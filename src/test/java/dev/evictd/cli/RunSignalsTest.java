@@ -2,6 +2,7 @@ package dev.evictd.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +48,13 @@ class RunSignalsTest {
     assertThat(kill.exitValue()).isZero();
   }
 
+  /** This JVM's class path without the test classes. */
+  static String agentClassPath() {
+    return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> !Path.of(e).endsWith("test-classes"))
+        .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+  }
+
   @Test
   void sighupLeavesTheAgentRunningAndSigtermStopsItPromptly(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("evictd.log");
@@ -57,11 +65,10 @@ class RunSignalsTest {
                     java,
                     "-XX:+UseSerialGC",
                     "-XX:TieredStopAtLevel=1",
-                    // the agent's own logging (INFO), not the tests' quiet one
-                    "-Dlogback.configurationFile="
-                        + Path.of("src/main/resources/logback.xml").toAbsolutePath(),
                     "-cp",
-                    System.getProperty("java.class.path"),
+                    // without the test classes: the agent's own logging (INFO, LogbackDefaults),
+                    // not the tests' quiet logback-test.xml
+                    agentClassPath(),
                     "dev.evictd.cli.Main",
                     "run",
                     "--standalone",

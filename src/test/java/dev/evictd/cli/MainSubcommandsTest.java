@@ -1,0 +1,77 @@
+package dev.evictd.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The subcommands registered on demand by {@link Main#execute}. */
+class MainSubcommandsTest {
+  record Run(int code, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void eachNameIsTheOneItsCommandDeclares() {
+    for (Map.Entry<String, Class<?>> e : Main.SUBCOMMANDS.entrySet()) {
+      CommandLine.Command c = e.getValue().getAnnotation(CommandLine.Command.class);
+      assertThat(c).as(e.getValue().getName()).isNotNull();
+      assertThat(c.name()).isEqualTo(e.getKey());
+    }
+    // every command class of this package is reachable from the command line
+    assertThat(Main.SUBCOMMANDS.values())
+        .contains(PlanCommand.class, RunCommand.class, RulesCommand.class, TestCommand.class);
+  }
+
+  @Test
+  void theUsageListsEveryCommandInOrder() {
+    Run r = run("--help");
+    assertThat(r.code()).isZero();
+    List<Integer> at = new ArrayList<>();
+    for (String name : Main.SUBCOMMANDS.keySet()) {
+      int i = r.out().indexOf("\n  " + name + " ");
+      assertThat(i).as("%s in the usage:\n%s", name, r.out()).isPositive();
+      at.add(i);
+    }
+    assertThat(at).isSorted();
+    // no arguments: the same usage
+    assertThat(run().out()).isEqualTo(r.out());
+  }
+
+  @Test
+  void aCommandsOwnFlagsFromItsModelTransformerAreThere() {
+    // run's flags of every configuration key come from RunCommand.Flags
+    Run r = run("run", "--help");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("--interval").contains("--kubelet-url");
+    assertThat(run("help", "run").out()).isEqualTo(r.out());
+  }
+
+  @Test
+  void aNamedCommandRunsAloneAndHelpAndMistakesStillSeeThemAll() {
+    Run plan = run("plan", "--help");
+    assertThat(plan.code()).isZero();
+    assertThat(plan.out()).startsWith("Usage: evictd plan ").contains("--summary");
+    Run help = run("help", "plan");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).isEqualTo(plan.out());
+    Run typo = run("pln");
+    assertThat(typo.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(typo.err()).contains("'pln'").contains("Try 'evictd --help'");
+    Run missing = run("plan");
+    assertThat(missing.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(missing.err())
+        .contains("Missing required option")
+        .contains("Try 'evictd plan --help' for more information.");
+  }
+}
