@@ -263,12 +263,17 @@ public final class EventToDecision {
       int primes = 0;
       int labelledDown = 0;
       int undecidedAfterEvent = 0;
+      // crossings whose write -> decision window held a collection (the tail a young GC makes),
+      // and event -> decision of the others (what is left without it)
+      int withGc = 0;
+      List<Long> withoutGc = new ArrayList<>();
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
         // that).
         quiesce(events, syncs);
         events.clear();
         syncs.clear();
+        long gcs = collections();
         long t0 = System.nanoTime();
         in.write(chunk);
         in.flush();
@@ -314,6 +319,11 @@ public final class EventToDecision {
                 i, early, events, seen);
           }
           eventToDecision.add(decided.nanos() - up.nanos());
+          if (collections() != gcs) {
+            withGc++;
+          } else {
+            withoutGc.add(decided.nanos() - up.nanos());
+          }
           writeToDecision.add(decided.nanos() - t0);
           eventToSyncStart.add(decided.statsStart() - up.nanos());
           statsRead.add(decided.statsEnd() - decided.statsStart());
@@ -367,7 +377,8 @@ public final class EventToDecision {
                   + "\"write_to_decision_p50_ms\": %s, \"write_to_decision_p99_ms\": %s, "
                   + "\"event_to_sync_start_p50_ms\": %s, \"event_to_sync_start_p99_ms\": %s, "
                   + "\"stats_read_p50_ms\": %s, \"stats_read_p99_ms\": %s, "
-                  + "\"plan_p50_ms\": %s, \"plan_p99_ms\": %s, \"victims\": \"%s\"}%n",
+                  + "\"plan_p50_ms\": %s, \"plan_p99_ms\": %s, \"crossings_with_gc\": %d, "
+                  + "\"event_to_decision_p99_without_gc_ms\": %s, \"victims\": \"%s\"}%n",
               PODS,
               podCgroups,
               warmUp,
@@ -388,6 +399,8 @@ public final class EventToDecision {
               ms(statsRead, 99),
               ms(plan, 50),
               ms(plan, 99),
+              withGc,
+              ms(withoutGc, 99),
               victims);
       // no crossing measured: no percentile (null), the misses still counted
       json = json.replace("NaN", "null");
@@ -395,6 +408,16 @@ public final class EventToDecision {
       Files.writeString(out, json);
       System.out.print(json);
     }
+  }
+
+  /** Collections so far, young and full (the decision's sync may pause in either). */
+  private static long collections() {
+    long n = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc :
+        java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+      n += Math.max(0, gc.getCollectionCount());
+    }
+    return n;
   }
 
   /**

@@ -89,6 +89,51 @@ final class RuleRunner implements AutoCloseable {
     return ALLOCATIONS == null ? -1 : ALLOCATIONS.getThreadAllocatedBytes(t.getId());
   }
 
+  /** Whether the two sides may wait for each other spinning at all: only with another processor. */
+  private static final boolean MULTI_CPU = Runtime.getRuntime().availableProcessors() > 1;
+
+  /**
+   * How long the caller waits for the result yielding the processor before it parks: a steady
+   * sync's rule work fits. Yielding, not spinning: this VM's scheduler often puts a woken rule
+   * thread on the caller's processor (sparing a halted one), and a caller spinning there would keep
+   * it waiting for the whole spin.
+   */
+  static final long CALLER_SPIN_NANOS = MULTI_CPU ? 100_000 : 0;
+
+  /**
+   * How long the rule thread waits, spinning, for the caller to collect a result: a caller yielding
+   * on another processor collects within a microsecond; one that shares this processor cannot, and
+   * then the rule thread parks at once.
+   */
+  static final long QUICK_NANOS = MULTI_CPU ? 2_000 : 0;
+
+  /**
+   * How long the rule thread spins for the next job after the caller collected a result at once (it
+   * runs on another processor): the next hand-over of the sync, or the next sync of a burst, then
+   * costs no wake-up of an idle processor (tens of microseconds on this VM, twice per hand-over).
+   * Then it parks: an idle agent spins only right after its work.
+   */
+  static final long LINGER_NANOS = MULTI_CPU ? 100_000 : 0;
+
+  /**
+   * A yield that took longer than this while the work was not done gave the processor to another
+   * thread than the rule thread: the caller parks, and parks at once for a while (see {@link
+   * #BACKOFF_MIN_NANOS}). A spinning rule thread that sees such a gap between two looks was
+   * preempted and parks.
+   */
+  static final long LOST_NANOS = 20_000;
+
+  /**
+   * How long the caller parks at once after a yield lost its processor; it doubles with each such
+   * loss up to {@link #BACKOFF_MAX_NANOS} and halves with each wait that lost nothing, so a busy
+   * machine pays about one lost yield a second, and one that became quiet yields again within a few
+   * seconds.
+   */
+  static final long BACKOFF_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+  /** The longest time the caller parks at once after lost yields. */
+  static final long BACKOFF_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   /** One piece of work handed to the rule thread, and its outcome. */
   private static final class Job {
     final Callable<?> work;
@@ -96,6 +141,12 @@ final class RuleRunner implements AutoCloseable {
     Object result;
     Throwable error;
     volatile boolean done;
+
+    /** Whether the caller waits for the job yielding rather than parked. */
+    volatile boolean callerSpinning;
+
+    /** Set by the caller once it has seen the job done. */
+    volatile boolean collected;
 
     /** The rule thread's allocation counter when the job started (-1 unknown). */
     volatile long allocatedAtStart = -1;
@@ -127,20 +178,28 @@ final class RuleRunner implements AutoCloseable {
     }
 
     /**
-     * Runs jobs as they come. Between jobs the thread parks at once: a direct hand-off (the caller
-     * unparks it, then parks itself; it unparks the caller, then parks) keeps both threads on one
-     * processor, so a hand-over costs two context switches. Spinning 50 µs on each side first cost
-     * a steady sync at 110 pods about 125 µs per hand-over on a loaded 2-core VM, against about 25
-     * µs parked: a spinning thread keeps the other one off its processor.
+     * Runs jobs as they come. Between jobs the thread parks at once (the caller unparks it), unless
+     * the caller collected the last result at once — it was yielding on another processor — and
+     * then it spins up to {@link #LINGER_NANOS} for the next job first. Spinning on both sides
+     * unconditionally (50 µs each) cost a steady sync at 110 pods about 125 µs per hand-over on a
+     * loaded 2-core VM, where the spinning thread kept the other one off its processor; parking at
+     * once cost an idle one two wake-ups of a halted processor per hand-over.
      */
     @Override
     public void run() {
+      boolean linger = false;
       while (!stopped) {
         Job j = slot.getAndSet(null);
         if (j == null) {
-          LockSupport.park(this);
-          Thread.interrupted(); // an interrupt is only a wake-up here; the stopped flag decides
-          continue;
+          if (linger) {
+            linger = false;
+            j = lingerForJob();
+          }
+          if (j == null) {
+            LockSupport.park(this);
+            Thread.interrupted(); // an interrupt is only a wake-up here; the stopped flag decides
+            continue;
+          }
         }
         long start = ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
         j.allocatedAtStart = start;
@@ -155,13 +214,53 @@ final class RuleRunner implements AutoCloseable {
         }
         j.done = true;
         LockSupport.unpark(j.caller);
+        linger = j.callerSpinning && collectedAtOnce(j);
       }
+    }
+
+    /**
+     * Spins up to {@link #LINGER_NANOS} for the next job; null when none came, the runner was
+     * closed, or this thread was preempted meanwhile (its processor is wanted).
+     */
+    private Job lingerForJob() {
+      long last = System.nanoTime();
+      long until = last + LINGER_NANOS;
+      while (!stopped) {
+        Job j = slot.getAndSet(null);
+        if (j != null) {
+          return j;
+        }
+        long now = System.nanoTime();
+        if (now >= until || now - last > LOST_NANOS) {
+          return null;
+        }
+        last = now;
+        Thread.onSpinWait();
+      }
+      return null;
+    }
+
+    /** Whether the caller collects the result within {@link #QUICK_NANOS}, spinning. */
+    private static boolean collectedAtOnce(Job j) {
+      long until = System.nanoTime() + QUICK_NANOS;
+      while (!j.collected) {
+        if (System.nanoTime() >= until) {
+          return false;
+        }
+        Thread.onSpinWait();
+      }
+      return true;
     }
   }
 
   private Worker worker;
   private int abandoned;
   private long lastAllocated = -1;
+
+  /** Until when the caller parks at once ({@link System#nanoTime}), after a lost yield. */
+  private long parkAtOnceUntil;
+
+  private long backoff = BACKOFF_MIN_NANOS;
 
   /**
    * The threads abandoned so far, read without the planner's lock (health endpoints ask while a
@@ -199,9 +298,16 @@ final class RuleRunner implements AutoCloseable {
     long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
     Job job = new Job(work, Thread.currentThread());
     lastAllocated = -1;
+    long submitted = System.nanoTime();
+    // set before the hand-over: short work may be done before this thread looks again
+    job.callerSpinning = CALLER_SPIN_NANOS > 0 && submitted - parkAtOnceUntil >= 0;
     worker.submit(job);
     Thread ruleThread = worker.thread;
+    if (job.callerSpinning) {
+      yieldForResult(job, Math.min(deadlineNanos - submitted, CALLER_SPIN_NANOS));
+    }
     int waited = await(job, deadlineNanos, limit, ruleThread);
+    job.collected = job.done;
     long over = waited == OVER_ALLOCATION ? allocatedSoFar(job, ruleThread) : -1;
     if (waited == INTERRUPTED || !job.done) {
       stop.run();
@@ -242,6 +348,32 @@ final class RuleRunner implements AutoCloseable {
     throw new IllegalStateException(c);
   }
 
+  /**
+   * Waits up to {@code nanos} for the job to be done, yielding the processor (a rule thread woken
+   * on this one runs at once); stops early, and parks at once for a while from now on, when a yield
+   * gave the processor to another thread and the job is still not done.
+   */
+  private void yieldForResult(Job job, long nanos) {
+    long until = System.nanoTime() + nanos;
+    while (!job.done) {
+      long before = System.nanoTime();
+      if (before - until >= 0) {
+        job.callerSpinning = false; // before parking: the rule thread then does not wait for it
+        return;
+      }
+      Thread.yield();
+      long after = System.nanoTime();
+      if (after - before > LOST_NANOS && !job.done) {
+        job.callerSpinning = false;
+        parkAtOnceUntil = after + backoff;
+        backoff = Math.min(2 * backoff, BACKOFF_MAX_NANOS);
+        return;
+      }
+    }
+    job.collected = true; // still yielding: the rule thread sees it collect at once
+    backoff = Math.max(BACKOFF_MIN_NANOS, backoff / 2);
+  }
+
   /** Bytes the last piece of work allocated on the rule thread; -1 when unknown. */
   long lastAllocated() {
     return lastAllocated;
@@ -259,9 +391,9 @@ final class RuleRunner implements AutoCloseable {
 
   /**
    * Waits until the job is done, the deadline passes or (with a {@code limit}) the rule thread
-   * allocated more than it may, parked (see {@link Worker#run} for why it does not spin). Returns
-   * {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when the job
-   * allocated too much, else {@link #FINISHED} (done or past the deadline).
+   * allocated more than it may, parked (any yielding is done before, see {@link #yieldForResult}).
+   * Returns {@link #INTERRUPTED} when this thread was interrupted, {@link #OVER_ALLOCATION} when
+   * the job allocated too much, else {@link #FINISHED} (done or past the deadline).
    */
   private static int await(Job job, long deadlineNanos, long limit, Thread ruleThread) {
     while (!job.done) {

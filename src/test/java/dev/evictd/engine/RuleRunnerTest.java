@@ -58,6 +58,28 @@ class RuleRunnerTest {
   }
 
   @Test
+  void betweenHandOversTheRuleThreadParksWithinItsLinger() throws Exception {
+    try (RuleRunner r = new RuleRunner()) {
+      for (int round = 0; round < 3; round++) {
+        Thread ruleThread = null;
+        for (int i = 0; i < 200; i++) { // a burst of hand-overs, as a sync's: it may linger after
+          ruleThread = r.run(Thread::currentThread, in(5000), () -> {});
+        }
+        // an agent that syncs every 10 s must not spin between syncs: the rule thread parks
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (ruleThread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+          Thread.sleep(1);
+        }
+        assertThat(ruleThread.getState()).isEqualTo(Thread.State.WAITING);
+        for (int i = 0; i < 20; i++) { // and stays parked while no work comes
+          Thread.sleep(5);
+          assertThat(ruleThread.getState()).isEqualTo(Thread.State.WAITING);
+        }
+      }
+    }
+  }
+
+  @Test
   void workThatStopsWhenAskedIsNotAbandoned() throws Exception {
     try (RuleRunner r = new RuleRunner()) {
       AtomicBoolean stop = new AtomicBoolean();
