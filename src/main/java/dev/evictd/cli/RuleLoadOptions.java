@@ -67,7 +67,11 @@ class RuleLoadOptions {
         allowUnsafe || unsafeFromEnv(System.getenv()),
         p,
         strictPermissions ? RuleCompiler.Ownership.ENFORCE : ownership,
-        dir == null ? null : RuleSetCache.at(dir));
+        // a command exits when done: its models are built here, not in a child (a JVM start per
+        // set)
+        dir == null
+            ? null
+            : RuleSetCache.at(dir).withModelBuilds(RuleSetCache.ModelBuilds.IN_PROCESS));
   }
 
   /**

@@ -52,7 +52,7 @@ final class YamlComposer {
     List<YamlNode> docs = new ArrayList<>();
     try {
       for (Node n : new Compose(settings).composeAllFromString(text)) {
-        docs.add(convert(file, "", n, 0));
+        docs.add(convert(file, YamlPath.ROOT, n, 0));
       }
     } catch (MarkedYamlEngineException e) {
       Mark m = e.getProblemMark().orElse(e.getContextMark().orElse(null));
@@ -106,12 +106,13 @@ final class YamlComposer {
     return (nl < 0 ? s : s.substring(0, nl)).trim();
   }
 
-  private static YamlNode convert(String file, String path, Node n, int depth) {
-    int line = n.getStartMark().map(m -> m.getLine() + 1).orElse(0);
-    int col = n.getStartMark().map(m -> m.getColumn() + 1).orElse(0);
+  private static YamlNode convert(String file, YamlPath path, Node n, int depth) {
+    Mark start = n.getStartMark().orElse(null);
+    int line = start == null ? 0 : start.getLine() + 1;
+    int col = start == null ? 0 : start.getColumn() + 1;
     if (depth > MAX_DEPTH) {
       throw new ConfigException(
-          file + ":" + line + ": " + YamlNode.display(path) + ": nesting too deep");
+          file + ":" + line + ": " + YamlNode.display(path.toString()) + ": nesting too deep");
     }
     if (n instanceof MappingNode mn) {
       Map<String, YamlNode> m = new LinkedHashMap<>();
@@ -122,17 +123,22 @@ final class YamlComposer {
                   + ":"
                   + line
                   + ": "
-                  + YamlNode.display(path)
+                  + YamlNode.display(path.toString())
                   + ": mapping keys must be plain strings");
         }
         String key = k.getValue();
-        String childPath = childPath(path, key);
         if (m.containsKey(key)) {
           int kl = k.getStartMark().map(mk -> mk.getLine() + 1).orElse(line);
           throw new ConfigException(
-              file + ":" + kl + ": " + YamlNode.display(path) + ": duplicate key " + key);
+              file
+                  + ":"
+                  + kl
+                  + ": "
+                  + YamlNode.display(path.toString())
+                  + ": duplicate key "
+                  + key);
         }
-        m.put(key, convert(file, childPath, t.getValueNode(), depth + 1));
+        m.put(key, convert(file, path.key(key), t.getValueNode(), depth + 1));
       }
       return new YamlNode(file, path, line, col, YamlNode.Kind.MAP, m, null, null, n.getTag());
     }
@@ -140,7 +146,7 @@ final class YamlComposer {
       List<YamlNode> l = new ArrayList<>();
       int i = 0;
       for (Node c : sn.getValue()) {
-        l.add(convert(file, path + "[" + i + "]", c, depth + 1));
+        l.add(convert(file, path.index(i), c, depth + 1));
         i++;
       }
       return new YamlNode(file, path, line, col, YamlNode.Kind.SEQ, null, l, null, n.getTag());
@@ -151,15 +157,5 @@ final class YamlComposer {
     }
     return new YamlNode(
         file, path, line, col, YamlNode.Kind.SCALAR, null, null, s.getValue(), s.getTag());
-  }
-
-  private static final java.util.regex.Pattern IDENTIFIER =
-      java.util.regex.Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
-
-  private static String childPath(String path, String key) {
-    if (IDENTIFIER.matcher(key).matches()) {
-      return path.isEmpty() ? key : path + "." + key;
-    }
-    return path + "[\"" + key.replace("\"", "\\\"") + "\"]";
   }
 }

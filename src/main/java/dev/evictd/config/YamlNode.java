@@ -28,7 +28,7 @@ public final class YamlNode {
   }
 
   private final String file;
-  private final String path;
+  private final YamlPath path;
   private final int line;
   private final int column;
   private final Kind kind;
@@ -40,7 +40,7 @@ public final class YamlNode {
   /** A node as {@link YamlComposer} builds it from the composed YAML. */
   YamlNode(
       String file,
-      String path,
+      YamlPath path,
       int line,
       int column,
       Kind kind,
@@ -96,7 +96,7 @@ public final class YamlNode {
 
   /** The node's path from the document root, e.g. {@code steps[2].expect.evicted[0].pod}. */
   public String path() {
-    return path;
+    return path.toString();
   }
 
   /** The node's shape. */
@@ -106,7 +106,7 @@ public final class YamlNode {
 
   /** {@code file:line: path}: the prefix of every message about this node. */
   public String where() {
-    return file + ":" + line + ": " + display(path);
+    return file + ":" + line + ": " + display(path.toString());
   }
 
   /** A configuration error located at this node. */
@@ -232,7 +232,7 @@ public final class YamlNode {
                 + ":"
                 + v.line
                 + ": "
-                + display(path)
+                + display(path.toString())
                 + ": unknown key \""
                 + e.getKey()
                 + "\""

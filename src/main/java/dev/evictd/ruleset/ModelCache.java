@@ -4,8 +4,6 @@ import dev.evictd.api.RulesException;
 import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.lint.ModelCodeCheck;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -13,16 +11,11 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;
 import org.kie.api.KieBase;
@@ -54,30 +47,7 @@ final class ModelCache {
   private static final Logger LOG = LoggerFactory.getLogger(ModelCache.class);
   private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
-  /** How long a child may take to build a model; after that it is killed and the set compiled. */
-  static volatile Duration timeout =
-      Duration.ofSeconds(Long.getLong("evictd.rules.modelBuildTimeoutSeconds", 120));
-
-  /** The JVM options a child takes from its parent (heap, stack, class-data sharing archive). */
-  private static final List<String> INHERITED_OPTIONS =
-      List.of(
-          "-Xmx",
-          "-Xss",
-          "-XX:MaxRAM=",
-          "-XX:MaxRAMPercentage=",
-          "-XX:MaxMetaspaceSize=",
-          "-XX:SharedArchiveFile=",
-          "-Xshare:");
-
-  private static final java.util.concurrent.atomic.AtomicLong CHILD_BUILDS =
-      new java.util.concurrent.atomic.AtomicLong();
-
   private ModelCache() {}
-
-  /** How many child processes this process started to build models (for tests). */
-  static long childBuilds() {
-    return CHILD_BUILDS.get();
-  }
 
   /**
    * The rule base of a set from its executable model: the cached one, else one built now (then
@@ -303,7 +273,7 @@ final class ModelCache {
         return null;
       }
     } else {
-      bytes = inChild(source, sources, dir);
+      bytes = ModelBuildChild.run(source, sources, dir);
       where = "the model a child process built for " + source;
       if (bytes == null) {
         return null;
@@ -322,132 +292,6 @@ final class ModelCache {
         v.model().drlOnly() == null ? "built into an executable model" : "checked",
         (System.nanoTime() - t0) / 1_000_000);
     return v;
-  }
-
-  /**
-   * Runs {@link ModelBuild} in a child process in a private directory of the cache's; its result's
-   * bytes, or null when it failed or ran past {@link #timeout} (logged once).
-   *
-   * @throws RulesException when the child's checks refused the set
-   */
-  private static byte[] inChild(String source, List<RuleSource> sources, Path cacheDir) {
-    Path work;
-    try {
-      work =
-          Files.createTempDirectory(
-              cacheDir,
-              ".build-",
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (IOException | RuntimeException e) {
-      logOnce(
-          cacheDir.toString(),
-          "rule-set cache " + cacheDir + ": cannot build a model there: " + e.getMessage());
-      return null;
-    }
-    Process p = null;
-    try {
-      ModelBuild.request(work, source, sources);
-      ProcessBuilder pb = new ProcessBuilder(childCommand(work));
-      // the child's options are the ones chosen above, not the environment's
-      pb.environment().remove("JAVA_TOOL_OPTIONS");
-      pb.environment().remove("JDK_JAVA_OPTIONS");
-      pb.redirectErrorStream(true);
-      pb.redirectOutput(work.resolve("log").toFile());
-      pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-      Duration limit = timeout;
-      p = pb.start();
-      CHILD_BUILDS.incrementAndGet();
-      if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-        kill(p);
-        childFailed(source, "ran longer than " + limit.toSeconds() + " s and was killed", work);
-        return null;
-      }
-      if (p.exitValue() != 0) {
-        childFailed(source, "exited with status " + p.exitValue(), work);
-        return null;
-      }
-      Path refused = work.resolve(ModelBuild.REFUSED);
-      if (Files.exists(refused)) {
-        throw new RulesException(Files.readString(refused, StandardCharsets.UTF_8));
-      }
-      Path result = work.resolve(ModelBuild.RESULT);
-      if (!Files.isRegularFile(result) || Files.size(result) > MAX_ENTRY_BYTES) {
-        childFailed(source, "left no result", work);
-        return null;
-      }
-      return Files.readAllBytes(result);
-    } catch (IOException e) {
-      childFailed(source, "could not be run: " + dev.evictd.config.IoErrors.reason(e), work);
-      return null;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    } finally {
-      if (p != null && p.isAlive()) {
-        kill(p);
-      }
-      deleteTree(work);
-    }
-  }
-
-  /** The child's command line: this Java, the inherited options, this class path. */
-  static List<String> childCommand(Path work) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> parent = new ArrayList<>();
-    String tool = System.getenv("JAVA_TOOL_OPTIONS");
-    if (tool != null) {
-      parent.addAll(List.of(tool.trim().split("\\s+")));
-    }
-    ProcessHandle.current().info().arguments().ifPresent(a -> parent.addAll(List.of(a)));
-    for (String o : parent) {
-      if (!o.startsWith("-")) {
-        break; // the main class or jar: what follows are the program's arguments
-      }
-      if (INHERITED_OPTIONS.stream().anyMatch(o::startsWith)) {
-        cmd.add(o);
-      }
-    }
-    // a compile, not the agent: no server compiler, the small collector
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(ModelBuild.class.getName());
-    cmd.add(work.toString());
-    return cmd;
-  }
-
-  private static void kill(Process p) {
-    p.descendants().forEach(ProcessHandle::destroyForcibly);
-    p.destroyForcibly();
-    try {
-      p.waitFor(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void childFailed(String source, String what, Path work) {
-    String last = "";
-    try {
-      List<String> lines = Files.readAllLines(work.resolve("log"), StandardCharsets.UTF_8);
-      last =
-          lines.stream()
-              .filter(l -> !l.isBlank() && !l.startsWith("Picked up"))
-              .reduce((a, b) -> b)
-              .map(l -> ": " + (l.length() > 300 ? l.substring(0, 300) + "..." : l.strip()))
-              .orElse("");
-    } catch (IOException | RuntimeException e) {
-      // no log: nothing to add
-    }
-    logOnce(
-        source + what,
-        source
-            + ": the child process building the rules' executable model "
-            + what
-            + last
-            + "; compiling them in this process instead");
   }
 
   /** Stores an entry atomically (written aside, then renamed); failures are logged, not thrown. */
@@ -476,16 +320,6 @@ final class ModelCache {
     }
   }
 
-  private static void deleteTree(Path dir) {
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.debug("{}: not removed: {}", dir, e.getMessage());
-    }
-  }
-
   private static void refused(String where, String source, String why) {
     logOnce(
         where,
@@ -501,53 +335,6 @@ final class ModelCache {
   private static void logOnce(String key, String message) {
     if (LOGGED.add(key + "\0" + message)) {
       LOG.warn("{}", message);
-    }
-  }
-
-  /**
-   * Defines a model's classes from the checked bytes (never from the file again), before asking its
-   * parent: a model class may have the name of one in evictd's jar (the default rules' model).
-   */
-  static final class ModelClassLoader extends ClassLoader {
-    private final Map<String, byte[]> classes = new HashMap<>();
-
-    ModelClassLoader(ClassLoader parent, ModelEntry m) {
-      super("evictd-rule-model", parent);
-      for (Map.Entry<String, byte[]> e : m.classes().entrySet()) {
-        String path = e.getKey();
-        classes.put(
-            path.substring(0, path.length() - ".class".length()).replace('/', '.'), e.getValue());
-      }
-    }
-
-    @Override
-    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      byte[] b = classes.get(name);
-      if (b == null) {
-        return super.loadClass(name, resolve);
-      }
-      synchronized (getClassLoadingLock(name)) {
-        Class<?> c = findLoadedClass(name);
-        if (c == null) {
-          c = defineClass(name, b, 0, b.length);
-        }
-        if (resolve) {
-          resolveClass(c);
-        }
-        return c;
-      }
-    }
-
-    @Override
-    public InputStream getResourceAsStream(String name) {
-      if (name.endsWith(".class")) {
-        byte[] b =
-            classes.get(name.substring(0, name.length() - ".class".length()).replace('/', '.'));
-        if (b != null) {
-          return new java.io.ByteArrayInputStream(b);
-        }
-      }
-      return super.getResourceAsStream(name);
     }
   }
 }

@@ -79,9 +79,9 @@ class ModelCacheTest {
   void anOperatorsSetIsBuiltOnceInAChildProcessThenLoadedFromTheCache(@TempDir Path tmp)
       throws IOException {
     Path cache = tmp.resolve("cache");
-    long before = ModelCache.childBuilds();
+    long before = ModelBuildChild.childBuilds();
     RuleSet first = RuleCompiler.compile(QOS, options(cache));
-    assertThat(ModelCache.childBuilds()).isEqualTo(before + 1);
+    assertThat(ModelBuildChild.childBuilds()).isEqualTo(before + 1);
     assertThat(PrebuiltModelParityTest.fromModel(first.kieBase())).isTrue();
     Path model = onlyModel(cache);
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(model)))
@@ -94,7 +94,7 @@ class ModelCacheTest {
     }
 
     RuleSet second = RuleCompiler.compile(QOS, options(cache));
-    assertThat(ModelCache.childBuilds()).isEqualTo(before + 1);
+    assertThat(ModelBuildChild.childBuilds()).isEqualTo(before + 1);
     assertThat(PrebuiltModelParityTest.fromModel(second.kieBase())).isTrue();
     assertThat(second.sha256()).isEqualTo(first.sha256()).isEqualTo(sha(QOS));
     assertThat(second.files()).isEqualTo(first.files());
@@ -112,24 +112,24 @@ class ModelCacheTest {
                 RulesException.class,
                 () -> RuleCompiler.compileFile(hostile, RuleCompiler.Options.STRICT))
             .getMessage();
-    long before = ModelCache.childBuilds();
+    long before = ModelBuildChild.childBuilds();
     RulesException e =
         assertThrows(
             RulesException.class,
             () -> RuleCompiler.compileFile(hostile, options(tmp.resolve("cache"))));
-    assertThat(ModelCache.childBuilds()).isEqualTo(before + 1);
+    assertThat(ModelBuildChild.childBuilds()).isEqualTo(before + 1);
     assertThat(e.getMessage()).isEqualTo(fresh).contains("java.lang.Runtime");
   }
 
   @Test
   void aChildThatRunsTooLongIsKilledAndTheSetCompiledHere(@TempDir Path tmp) throws IOException {
-    Duration was = ModelCache.timeout;
-    ModelCache.timeout = Duration.ofMillis(200);
+    Duration was = ModelBuildChild.timeout;
+    ModelBuildChild.timeout = Duration.ofMillis(200);
     RuleSet rs;
     try {
       rs = RuleCompiler.compile(QOS, options(tmp.resolve("cache")));
     } finally {
-      ModelCache.timeout = was;
+      ModelBuildChild.timeout = was;
     }
     assertThat(PrebuiltModelParityTest.fromModel(rs.kieBase())).isFalse();
     assertThat(children()).isEmpty();
