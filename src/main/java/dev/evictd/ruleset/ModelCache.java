@@ -4,12 +4,10 @@ import dev.evictd.api.RulesException;
 import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.lint.ModelCodeCheck;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -297,23 +295,7 @@ final class ModelCache {
   /** Stores an entry atomically (written aside, then renamed); failures are logged, not thrown. */
   private static void store(Path dir, Path file, byte[] bytes) {
     try {
-      Path tmp =
-          Files.createTempFile(
-              dir,
-              ".model",
-              ".tmp",
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
-      try {
-        Files.write(tmp, bytes);
-        try {
-          Files.move(
-              tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException ex) {
-          Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-      } finally {
-        Files.deleteIfExists(tmp);
-      }
+      RuleSetCache.writeAtomically(dir, file, bytes);
     } catch (IOException | RuntimeException e) {
       logOnce(
           dir.toString(), "rule-set cache " + dir + ": cannot store a model: " + e.getMessage());

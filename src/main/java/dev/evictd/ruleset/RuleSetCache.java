@@ -271,27 +271,33 @@ public final class RuleSetCache {
             dir.toString(), "rule-set cache " + dir + " not used: " + String.join("; ", problems));
         return;
       }
-      Path file = dir.resolve(key(e.sourcesSha256()) + SUFFIX);
-      Path tmp =
-          Files.createTempFile(
-              dir,
-              ".entry",
-              ".tmp",
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
-      try {
-        Files.write(tmp, encode(e));
-        try {
-          Files.move(
-              tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException ex) {
-          Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-      } finally {
-        Files.deleteIfExists(tmp);
-      }
+      writeAtomically(dir, dir.resolve(key(e.sourcesSha256()) + SUFFIX), encode(e));
     } catch (IOException | RuntimeException ex) {
       logOnce(
           dir.toString(), "rule-set cache " + dir + ": cannot store an entry: " + ex.getMessage());
+    }
+  }
+
+  /**
+   * Writes a cache file whole or not at all: aside in the same directory (0644), then renamed over
+   * the old one, so that a reader never sees half a file.
+   */
+  static void writeAtomically(Path dir, Path file, byte[] bytes) throws IOException {
+    Path tmp =
+        Files.createTempFile(
+            dir,
+            ".cache",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+    try {
+      Files.write(tmp, bytes);
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException ex) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
     }
   }
 
