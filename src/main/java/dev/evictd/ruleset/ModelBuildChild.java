@@ -11,8 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -26,7 +24,6 @@ import org.slf4j.LoggerFactory;
 final class ModelBuildChild {
   private static final int MAX_RESULT_BYTES = 64 * 1024 * 1024;
   private static final Logger LOG = LoggerFactory.getLogger(ModelBuildChild.class);
-  private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
   /** How long a child may take to build a model; after that it is killed and the set compiled. */
   static volatile Duration timeout =
@@ -190,8 +187,6 @@ final class ModelBuildChild {
   }
 
   private static void logOnce(String key, String message) {
-    if (LOGGED.add(key + "\0" + message)) {
-      LOG.warn("{}", message);
-    }
+    RuleSetCache.warnOnce(LOG, key, message);
   }
 }

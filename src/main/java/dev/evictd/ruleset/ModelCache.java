@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;
 import org.kie.api.KieBase;
@@ -43,7 +42,6 @@ final class ModelCache {
   private static final String SUFFIX = ".model";
   private static final int MAX_ENTRY_BYTES = 64 * 1024 * 1024;
   private static final Logger LOG = LoggerFactory.getLogger(ModelCache.class);
-  private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
   private ModelCache() {}
 
@@ -315,8 +313,6 @@ final class ModelCache {
   }
 
   private static void logOnce(String key, String message) {
-    if (LOGGED.add(key + "\0" + message)) {
-      LOG.warn("{}", message);
-    }
+    RuleSetCache.warnOnce(LOG, key, message);
   }
 }

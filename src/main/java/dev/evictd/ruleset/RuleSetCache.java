@@ -410,8 +410,16 @@ public final class RuleSetCache {
   }
 
   private static void logOnce(String key, String message) {
+    warnOnce(LOG, key, message);
+  }
+
+  /**
+   * Logs a warning about the cache once per process (per key and message), for this class and the
+   * model cache's: a refused entry or an unusable directory is met again at every load.
+   */
+  static void warnOnce(Logger log, String key, String message) {
     if (LOGGED.add(key + "\0" + message)) {
-      LOG.warn("{}", message);
+      log.warn("{}", message);
     }
   }
 
