@@ -89,6 +89,17 @@ public final class Quantity implements Comparable<Quantity> {
   private static final BigInteger MAX_INT64 = BigInteger.valueOf(Long.MAX_VALUE);
   private static final BigInteger MIN_INT64 = BigInteger.valueOf(Long.MIN_VALUE);
   private static final BigInteger TEN_POW_18 = BigInteger.TEN.pow(18);
+
+  /** 10^0 to 10^18. */
+  private static final long[] LONG_POW10 = new long[19];
+
+  static {
+    LONG_POW10[0] = 1;
+    for (int i = 1; i < LONG_POW10.length; i++) {
+      LONG_POW10[i] = LONG_POW10[i - 1] * 10;
+    }
+  }
+
   private static final String SUFFIX_LETTERS = "eEinumkKMGTP";
   private static final String[] BINARY_SUFFIXES = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   private static final int NANO = -9;
@@ -529,6 +540,16 @@ public final class Quantity implements Comparable<Quantity> {
 
   /** Go {@code CmpInt64}: compares this value with {@code v}. */
   public int compareTo(long v) {
+    // exact in longs when both sides fit (requests, limits and usages do): no quantity is built
+    if (unscaled.bitLength() < 63 && exponent >= -18 && exponent <= 18) {
+      long u = unscaled.longValue();
+      long scale = LONG_POW10[(int) Math.abs(exponent)];
+      long high = exponent >= 0 ? Math.multiplyHigh(u, scale) : Math.multiplyHigh(v, scale);
+      long low = exponent >= 0 ? u * scale : v * scale;
+      if ((high == 0 && low >= 0) || (high == -1 && low < 0)) { // the product fits in a long
+        return exponent >= 0 ? Long.compare(low, v) : Long.compare(u, low);
+      }
+    }
     return compareTo(create(BigInteger.valueOf(v), 0, Format.DECIMAL_SI, null));
   }
 

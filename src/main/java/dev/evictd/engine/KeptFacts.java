@@ -12,7 +12,7 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.RandomAccess;
 
 /**
  * Estimates the heap the facts rules inserted hold: strings, arrays, collections and maps, big
@@ -29,13 +29,63 @@ final class KeptFacts {
   private static final long HEADER = 16;
   private static final long REFERENCE = 4;
   private static final long OTHER = 24;
-  private static final Map<Class<?>, Field[]> FIELDS = new ConcurrentHashMap<>();
+
+  /** The instance fields followed, per class. */
+  private static final ClassValue<Field[]> FIELDS =
+      new ClassValue<>() {
+        @Override
+        protected Field[] computeValue(Class<?> c) {
+          return instanceFields(c);
+        }
+      };
+
+  /** How an object is counted: decided by its class alone, so found once per class. */
+  private enum Kind {
+    STRING,
+    STRING_BUILDER,
+    ARRAY,
+    COLLECTION,
+    MAP,
+    BIG_INTEGER,
+    BIG_DECIMAL,
+    OPTIONAL,
+    FOLLOWED,
+    OTHER
+  }
+
+  private static final ClassValue<Kind> KINDS =
+      new ClassValue<>() {
+        @Override
+        protected Kind computeValue(Class<?> c) {
+          // the order of the tests is the order the kinds are told apart in (a class may be both)
+          if (CharSequence.class.isAssignableFrom(c) && !StringBuilder.class.isAssignableFrom(c)) {
+            return Kind.STRING;
+          } else if (StringBuilder.class.isAssignableFrom(c)) {
+            return Kind.STRING_BUILDER;
+          } else if (c.isArray()) {
+            return Kind.ARRAY;
+          } else if (Collection.class.isAssignableFrom(c)) {
+            return Kind.COLLECTION;
+          } else if (Map.class.isAssignableFrom(c)) {
+            return Kind.MAP;
+          } else if (BigInteger.class.isAssignableFrom(c)) {
+            return Kind.BIG_INTEGER;
+          } else if (BigDecimal.class.isAssignableFrom(c)) {
+            return Kind.BIG_DECIMAL;
+          } else if (java.util.Optional.class == c) {
+            return Kind.OPTIONAL;
+          } else if (followed(c)) {
+            return Kind.FOLLOWED;
+          }
+          return Kind.OTHER;
+        }
+      };
 
   private KeptFacts() {}
 
   /** Estimated bytes held by {@code facts}, stopping once past {@code limit} (0: no limit). */
   static long estimate(Collection<?> facts, long limit) {
-    Walk w = new Walk(limit);
+    Walk w = new Walk(limit, facts.size());
     for (Object f : facts) {
       if (w.add(f)) {
         break;
@@ -74,11 +124,13 @@ final class KeptFacts {
   private static final class Walk {
     final long limit;
     final Deque<Object> todo = new ArrayDeque<>();
-    final Map<Object, Boolean> seen = new IdentityHashMap<>();
+    final Map<Object, Boolean> seen;
     long total;
 
-    Walk(long limit) {
+    Walk(long limit, int expected) {
       this.limit = limit;
+      // room for a few objects per fact: growing the table is most of a small walk's cost
+      this.seen = new IdentityHashMap<>(Math.min(MAX_VISITED, Math.max(32, expected * 8)));
     }
 
     /** Queues an object; returns whether the walk is already over its limits. */
@@ -102,38 +154,63 @@ final class KeptFacts {
 
     private void visit(Object o) {
       Class<?> c = o.getClass();
-      if (o instanceof CharSequence s && !(o instanceof StringBuilder)) {
-        total += HEADER + 24 + (long) s.length() * (o instanceof String str && latin1(str) ? 1 : 2);
-      } else if (o instanceof StringBuilder sb) {
-        total += HEADER + 24 + (long) sb.capacity() * 2;
-      } else if (c.isArray()) {
-        array(o, c.getComponentType());
-      } else if (o instanceof Collection<?> col) {
-        total += HEADER + 32 + (long) col.size() * REFERENCE * 2;
-        for (Object e : col) {
-          if (add(e)) {
+      switch (KINDS.get(c)) {
+        case STRING -> {
+          CharSequence s = (CharSequence) o;
+          total +=
+              HEADER + 24 + (long) s.length() * (o instanceof String str && latin1(str) ? 1 : 2);
+        }
+        case STRING_BUILDER -> total += HEADER + 24 + (long) ((StringBuilder) o).capacity() * 2;
+        case ARRAY -> array(o, c.getComponentType());
+        case COLLECTION -> {
+          Collection<?> col = (Collection<?>) o;
+          total += HEADER + 32 + (long) col.size() * REFERENCE * 2;
+          if (col instanceof List<?> l && col instanceof RandomAccess) {
+            // by index: the JDK's lists give the iterator's order, without an iterator per list
+            for (int i = 0, n = l.size(); i < n; i++) {
+              if (add(l.get(i))) {
+                return;
+              }
+            }
             return;
           }
-        }
-      } else if (o instanceof Map<?, ?> m) {
-        total += HEADER + 48 + (long) m.size() * 32;
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-          if (add(e.getKey()) || add(e.getValue())) {
-            return;
+          for (Object e : col) {
+            if (add(e)) {
+              return;
+            }
           }
         }
-      } else if (o instanceof BigInteger b) {
-        total += HEADER + 24 + b.bitLength() / 8;
-      } else if (o instanceof BigDecimal b) {
-        total += HEADER + 40 + b.unscaledValue().bitLength() / 8;
-      } else if (o instanceof java.util.Optional<?> opt) {
-        total += HEADER + REFERENCE;
-        add(opt.orElse(null));
-      } else if (followed(c)) {
-        fields(o, c);
-      } else {
-        total += OTHER; // JDK values (Instant, Duration, boxed numbers, enums...), lambdas
+        case MAP -> {
+          Map<?, ?> m = (Map<?, ?>) o;
+          total += HEADER + 48 + (long) m.size() * 32;
+          for (Map.Entry<?, ?> e : m.entrySet()) {
+            if (add(e.getKey()) || add(e.getValue())) {
+              return;
+            }
+          }
+        }
+        case BIG_INTEGER -> total += HEADER + 24 + ((BigInteger) o).bitLength() / 8;
+        case BIG_DECIMAL -> total += HEADER + 40 + unscaledBitLength((BigDecimal) o) / 8;
+        case OPTIONAL -> {
+          total += HEADER + REFERENCE;
+          add(((java.util.Optional<?>) o).orElse(null));
+        }
+        case FOLLOWED -> fields(o, c);
+        default ->
+            total += OTHER; // JDK values (Instant, Duration, boxed numbers, enums...), lambdas
       }
+    }
+
+    /**
+     * {@code b.unscaledValue().bitLength()} without building the BigInteger (a compact value's
+     * unscaled long is its value when the scale is 0).
+     */
+    private static long unscaledBitLength(BigDecimal b) {
+      if (b.scale() == 0 && b.precision() <= 18) {
+        long v = b.longValue();
+        return 64 - Long.numberOfLeadingZeros(v < 0 ? ~v : v);
+      }
+      return b.unscaledValue().bitLength();
     }
 
     private static boolean latin1(String s) {
@@ -166,7 +243,7 @@ final class KeptFacts {
     }
 
     private void fields(Object o, Class<?> c) {
-      Field[] fs = FIELDS.computeIfAbsent(c, KeptFacts::instanceFields);
+      Field[] fs = FIELDS.get(c);
       total += HEADER + (long) fs.length * 8;
       for (Field f : fs) {
         if (f.getType().isPrimitive()) {

@@ -1027,6 +1027,59 @@ class QuantityTest {
   }
 
   @Test
+  void cmpInt64AgreesWithTheExactComparisonNearTheLongBoundsAndAcrossExponents() {
+    String[] texts = {
+      "0",
+      "1",
+      "-1",
+      "999m",
+      "1001m",
+      "-1500m",
+      "1Ki",
+      "100Mi",
+      "1.5Gi",
+      "3E",
+      "8E",
+      "-8E",
+      "9E",
+      "1e18",
+      "9223372036854775807",
+      "-9223372036854775808",
+      "9223372036854775807001m",
+      "92233720368547758070",
+      "1n",
+      "123456789u",
+      "2e-3",
+      "7e17",
+      "1e-18",
+      "5e20"
+    };
+    long[] values = {
+      0,
+      1,
+      -1,
+      2,
+      999,
+      1000,
+      1024,
+      104857600,
+      3_000_000_000_000_000_000L / 1000,
+      Long.MAX_VALUE,
+      Long.MIN_VALUE,
+      Long.MAX_VALUE / 10,
+      Long.MIN_VALUE / 1000 + 1,
+      9_223_372_036_854_775L
+    };
+    for (String t : texts) {
+      Quantity q = Quantity.parse(t);
+      for (long v : values) {
+        int exact = Integer.signum(q.toBigDecimal().compareTo(BigDecimal.valueOf(v)));
+        assertThat(q.compareTo(v)).as("%s vs %d", t, v).isEqualTo(exact);
+      }
+    }
+  }
+
+  @Test
   void signAndIsZero() {
     assertThat(Quantity.parse("1n").sign()).isEqualTo(1);
     assertThat(Quantity.parse("-1n").sign()).isEqualTo(-1);
