@@ -80,7 +80,7 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
 
   /** {@code usage - request}, exact. */
   public static BigDecimal aboveRequest(long usage, Quantity request) {
-    return aboveRequest(BigInteger.valueOf(usage), request);
+    return BigDecimal.valueOf(usage).subtract(request.toBigDecimal()); // the same value and scale
   }
 
   /** The value of the named component, or null. */
@@ -114,6 +114,9 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     private final Signal signal;
     private final int position;
     private final List<Component> components = new ArrayList<>();
+
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
 
     private Builder(String uid, Signal signal, int position) {
       this.uid = uid;
@@ -158,10 +161,10 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     }
 
     private static long saturated(BigDecimal v) {
-      if (v.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      if (v.compareTo(LONG_MAX) > 0) {
         return Long.MAX_VALUE;
       }
-      if (v.compareTo(BigDecimal.valueOf(Long.MIN_VALUE)) < 0) {
+      if (v.compareTo(LONG_MIN) < 0) {
         return Long.MIN_VALUE;
       }
       return v.setScale(0, java.math.RoundingMode.UP).longValue();
