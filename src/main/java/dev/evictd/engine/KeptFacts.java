@@ -7,12 +7,14 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.RandomAccess;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Estimates the heap the facts rules inserted hold: strings, arrays, collections and maps, big
@@ -30,15 +32,6 @@ final class KeptFacts {
   private static final long REFERENCE = 4;
   private static final long OTHER = 24;
 
-  /** The instance fields followed, per class. */
-  private static final ClassValue<Field[]> FIELDS =
-      new ClassValue<>() {
-        @Override
-        protected Field[] computeValue(Class<?> c) {
-          return instanceFields(c);
-        }
-      };
-
   /** How an object is counted: decided by its class alone, so found once per class. */
   private enum Kind {
     STRING,
@@ -53,33 +46,50 @@ final class KeptFacts {
     OTHER
   }
 
-  private static final ClassValue<Kind> KINDS =
-      new ClassValue<>() {
-        @Override
-        protected Kind computeValue(Class<?> c) {
-          // the order of the tests is the order the kinds are told apart in (a class may be both)
-          if (CharSequence.class.isAssignableFrom(c) && !StringBuilder.class.isAssignableFrom(c)) {
-            return Kind.STRING;
-          } else if (StringBuilder.class.isAssignableFrom(c)) {
-            return Kind.STRING_BUILDER;
-          } else if (c.isArray()) {
-            return Kind.ARRAY;
-          } else if (Collection.class.isAssignableFrom(c)) {
-            return Kind.COLLECTION;
-          } else if (Map.class.isAssignableFrom(c)) {
-            return Kind.MAP;
-          } else if (BigInteger.class.isAssignableFrom(c)) {
-            return Kind.BIG_INTEGER;
-          } else if (BigDecimal.class.isAssignableFrom(c)) {
-            return Kind.BIG_DECIMAL;
-          } else if (java.util.Optional.class == c) {
-            return Kind.OPTIONAL;
-          } else if (followed(c)) {
-            return Kind.FOLLOWED;
-          }
-          return Kind.OTHER;
-        }
-      };
+  /**
+   * How objects of a class are counted; for followed classes, how many instance fields they have
+   * and those that hold references (the ones followed).
+   */
+  private record Shape(Kind kind, int fieldCount, Field[] references) {
+    static Shape of(Class<?> c) {
+      Kind k = kindOf(c);
+      if (k != Kind.FOLLOWED) {
+        return new Shape(k, 0, new Field[0]);
+      }
+      Field[] all = instanceFields(c);
+      return new Shape(
+          k,
+          all.length,
+          Arrays.stream(all).filter(f -> !f.getType().isPrimitive()).toArray(Field[]::new));
+    }
+  }
+
+  /** Shapes by class (a map lookup costs less than a ClassValue's under C1). */
+  private static final Map<Class<?>, Shape> SHAPES = new ConcurrentHashMap<>();
+
+  private static Kind kindOf(Class<?> c) {
+    // the order of the tests is the order the kinds are told apart in (a class may be both)
+    if (CharSequence.class.isAssignableFrom(c) && !StringBuilder.class.isAssignableFrom(c)) {
+      return Kind.STRING;
+    } else if (StringBuilder.class.isAssignableFrom(c)) {
+      return Kind.STRING_BUILDER;
+    } else if (c.isArray()) {
+      return Kind.ARRAY;
+    } else if (Collection.class.isAssignableFrom(c)) {
+      return Kind.COLLECTION;
+    } else if (Map.class.isAssignableFrom(c)) {
+      return Kind.MAP;
+    } else if (BigInteger.class.isAssignableFrom(c)) {
+      return Kind.BIG_INTEGER;
+    } else if (BigDecimal.class.isAssignableFrom(c)) {
+      return Kind.BIG_DECIMAL;
+    } else if (java.util.Optional.class == c) {
+      return Kind.OPTIONAL;
+    } else if (followed(c)) {
+      return Kind.FOLLOWED;
+    }
+    return Kind.OTHER;
+  }
 
   private KeptFacts() {}
 
@@ -154,7 +164,11 @@ final class KeptFacts {
 
     private void visit(Object o) {
       Class<?> c = o.getClass();
-      switch (KINDS.get(c)) {
+      Shape shape = SHAPES.get(c);
+      if (shape == null) {
+        shape = SHAPES.computeIfAbsent(c, Shape::of);
+      }
+      switch (shape.kind()) {
         case STRING -> {
           CharSequence s = (CharSequence) o;
           total +=
@@ -195,7 +209,7 @@ final class KeptFacts {
           total += HEADER + REFERENCE;
           add(((java.util.Optional<?>) o).orElse(null));
         }
-        case FOLLOWED -> fields(o, c);
+        case FOLLOWED -> fields(o, shape);
         default ->
             total += OTHER; // JDK values (Instant, Duration, boxed numbers, enums...), lambdas
       }
@@ -242,13 +256,9 @@ final class KeptFacts {
       total += HEADER + n * width;
     }
 
-    private void fields(Object o, Class<?> c) {
-      Field[] fs = FIELDS.get(c);
-      total += HEADER + (long) fs.length * 8;
-      for (Field f : fs) {
-        if (f.getType().isPrimitive()) {
-          continue;
-        }
+    private void fields(Object o, Shape shape) {
+      total += HEADER + (long) shape.fieldCount() * 8;
+      for (Field f : shape.references()) {
         Object v;
         try {
           v = f.get(o);
