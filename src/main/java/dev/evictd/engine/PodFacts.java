@@ -286,19 +286,19 @@ public final class PodFacts {
   /** The statistics fact of a pod from its summary entry. */
   public static PodStats stats(PodFact pod, Summary.PodStats s) {
     // exact sums (the kubelet adds quantities); the long fields are these, saturated
-    BigInteger rootfs = BigInteger.ZERO;
-    BigInteger rootfsInodes = BigInteger.ZERO;
-    BigInteger logs = BigInteger.ZERO;
-    BigInteger logsInodes = BigInteger.ZERO;
+    Sum rootfsSum = new Sum();
+    Sum rootfsInodesSum = new Sum();
+    Sum logsSum = new Sum();
+    Sum logsInodesSum = new Sum();
     List<ContainerUsage> containers = new ArrayList<>(s.containers().size());
     for (Summary.ContainerStats c : s.containers()) {
       if (c == null) {
         continue;
       }
-      rootfs = rootfs.add(BigInteger.valueOf(used(c.rootfs())));
-      rootfsInodes = rootfsInodes.add(BigInteger.valueOf(inodes(c.rootfs())));
-      logs = logs.add(BigInteger.valueOf(used(c.logs())));
-      logsInodes = logsInodes.add(BigInteger.valueOf(inodes(c.logs())));
+      rootfsSum.add(used(c.rootfs()));
+      rootfsInodesSum.add(inodes(c.rootfs()));
+      logsSum.add(used(c.logs()));
+      logsInodesSum.add(inodes(c.logs()));
       containers.add(
           new ContainerUsage(
               c.name(),
@@ -314,18 +314,23 @@ public final class PodFacts {
         volumeUsed.put(v.name(), v.usedBytes());
       }
     }
-    BigInteger volBytes = BigInteger.ZERO;
-    BigInteger volInodes = BigInteger.ZERO;
+    Sum volBytesSum = new Sum();
+    Sum volInodesSum = new Sum();
     for (String name : pod.localVolumes()) {
       for (Summary.VolumeStats v : s.volumes()) {
         if (v != null && name.equals(v.name())) {
-          volBytes = volBytes.add(BigInteger.valueOf(v.usedBytes() == null ? 0 : v.usedBytes()));
-          volInodes =
-              volInodes.add(BigInteger.valueOf(v.inodesUsed() == null ? 0 : v.inodesUsed()));
+          volBytesSum.add(v.usedBytes() == null ? 0 : v.usedBytes());
+          volInodesSum.add(v.inodesUsed() == null ? 0 : v.inodesUsed());
           break;
         }
       }
     }
+    BigInteger rootfs = rootfsSum.value();
+    BigInteger rootfsInodes = rootfsInodesSum.value();
+    BigInteger logs = logsSum.value();
+    BigInteger logsInodes = logsInodesSum.value();
+    BigInteger volBytes = volBytesSum.value();
+    BigInteger volInodes = volInodesSum.value();
     long ws =
         s.memory() == null || s.memory().workingSetBytes() == null
             ? 0
@@ -371,6 +376,32 @@ public final class PodFacts {
           }
         });
     return java.util.Collections.unmodifiableMap(out);
+  }
+
+  /**
+   * An exact sum that stays in a long until it would overflow (a BigInteger per addend was most of
+   * what reading a pod's statistics allocated).
+   */
+  private static final class Sum {
+    private long small;
+    private BigInteger big;
+
+    void add(long v) {
+      if (big != null) {
+        big = big.add(BigInteger.valueOf(v));
+        return;
+      }
+      long r = small + v;
+      if (((small ^ r) & (v ^ r)) < 0) { // overflowed: go on exactly
+        big = BigInteger.valueOf(small).add(BigInteger.valueOf(v));
+      } else {
+        small = r;
+      }
+    }
+
+    BigInteger value() {
+      return big != null ? big : BigInteger.valueOf(small);
+    }
   }
 
   private static long saturated(BigInteger v) {
