@@ -286,19 +286,16 @@ public final class PodFacts {
   /** The statistics fact of a pod from its summary entry. */
   public static PodStats stats(PodFact pod, Summary.PodStats s) {
     // exact sums (the kubelet adds quantities); the long fields are these, saturated
-    Sum rootfsSum = new Sum();
-    Sum rootfsInodesSum = new Sum();
-    Sum logsSum = new Sum();
-    Sum logsInodesSum = new Sum();
+    Sums sums = new Sums();
     List<ContainerUsage> containers = new ArrayList<>(s.containers().size());
     for (Summary.ContainerStats c : s.containers()) {
       if (c == null) {
         continue;
       }
-      rootfsSum.add(used(c.rootfs()));
-      rootfsInodesSum.add(inodes(c.rootfs()));
-      logsSum.add(used(c.logs()));
-      logsInodesSum.add(inodes(c.logs()));
+      sums.add(Sums.ROOTFS, used(c.rootfs()));
+      sums.add(Sums.ROOTFS_INODES, inodes(c.rootfs()));
+      sums.add(Sums.LOGS, used(c.logs()));
+      sums.add(Sums.LOGS_INODES, inodes(c.logs()));
       containers.add(
           new ContainerUsage(
               c.name(),
@@ -314,23 +311,21 @@ public final class PodFacts {
         volumeUsed.put(v.name(), v.usedBytes());
       }
     }
-    Sum volBytesSum = new Sum();
-    Sum volInodesSum = new Sum();
     for (String name : pod.localVolumes()) {
       for (Summary.VolumeStats v : s.volumes()) {
         if (v != null && name.equals(v.name())) {
-          volBytesSum.add(v.usedBytes() == null ? 0 : v.usedBytes());
-          volInodesSum.add(v.inodesUsed() == null ? 0 : v.inodesUsed());
+          sums.add(Sums.VOLUMES, v.usedBytes() == null ? 0 : v.usedBytes());
+          sums.add(Sums.VOLUME_INODES, v.inodesUsed() == null ? 0 : v.inodesUsed());
           break;
         }
       }
     }
-    BigInteger rootfs = rootfsSum.value();
-    BigInteger rootfsInodes = rootfsInodesSum.value();
-    BigInteger logs = logsSum.value();
-    BigInteger logsInodes = logsInodesSum.value();
-    BigInteger volBytes = volBytesSum.value();
-    BigInteger volInodes = volInodesSum.value();
+    BigInteger rootfs = sums.value(Sums.ROOTFS);
+    BigInteger rootfsInodes = sums.value(Sums.ROOTFS_INODES);
+    BigInteger logs = sums.value(Sums.LOGS);
+    BigInteger logsInodes = sums.value(Sums.LOGS_INODES);
+    BigInteger volBytes = sums.value(Sums.VOLUMES);
+    BigInteger volInodes = sums.value(Sums.VOLUME_INODES);
     long ws =
         s.memory() == null || s.memory().workingSetBytes() == null
             ? 0
@@ -379,28 +374,41 @@ public final class PodFacts {
   }
 
   /**
-   * An exact sum that stays in a long until it would overflow (a BigInteger per addend was most of
-   * what reading a pod's statistics allocated).
+   * A pod's exact statistics sums, each in a long until it would overflow (a BigInteger per addend,
+   * four per container, was most of what reading a pod's statistics allocated).
    */
-  private static final class Sum {
-    private long small;
-    private BigInteger big;
+  private static final class Sums {
+    static final int ROOTFS = 0;
+    static final int ROOTFS_INODES = 1;
+    static final int LOGS = 2;
+    static final int LOGS_INODES = 3;
+    static final int VOLUMES = 4;
+    static final int VOLUME_INODES = 5;
 
-    void add(long v) {
-      if (big != null) {
-        big = big.add(BigInteger.valueOf(v));
+    private final long[] small = new long[6];
+
+    /** Sums past a long, by slot; null until one is. */
+    private BigInteger[] big;
+
+    void add(int slot, long v) {
+      if (big != null && big[slot] != null) {
+        big[slot] = big[slot].add(BigInteger.valueOf(v));
         return;
       }
-      long r = small + v;
-      if (((small ^ r) & (v ^ r)) < 0) { // overflowed: go on exactly
-        big = BigInteger.valueOf(small).add(BigInteger.valueOf(v));
+      long a = small[slot];
+      long r = a + v;
+      if (((a ^ r) & (v ^ r)) < 0) { // overflowed: go on exactly
+        if (big == null) {
+          big = new BigInteger[small.length];
+        }
+        big[slot] = BigInteger.valueOf(a).add(BigInteger.valueOf(v));
       } else {
-        small = r;
+        small[slot] = r;
       }
     }
 
-    BigInteger value() {
-      return big != null ? big : BigInteger.valueOf(small);
+    BigInteger value(int slot) {
+      return big != null && big[slot] != null ? big[slot] : BigInteger.valueOf(small[slot]);
     }
   }
 

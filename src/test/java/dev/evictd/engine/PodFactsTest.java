@@ -3,9 +3,13 @@ package dev.evictd.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.api.PodFact;
+import dev.evictd.api.PodStats;
+import dev.evictd.stats.Summary;
 import dev.evictd.testing.PodsWithSecrets;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.math.BigInteger;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What rules can read of a pod: nothing that holds secrets. */
@@ -38,5 +42,35 @@ class PodFactsTest {
     assertThat(fact.memoryRequest().value()).isEqualTo(64L << 20);
     // the agent's own copy is untouched
     assertThat(new KubernetesSerialization().asJson(original)).isEqualTo(before);
+  }
+
+  @Test
+  void statisticsSumsPastALongStayExactAndTheLongFieldsSaturate() {
+    PodFact fact = PodFacts.of(PodsWithSecrets.pod("apps", "web", "node-1"), 0);
+    long max = Long.MAX_VALUE;
+    Summary.FsStats huge = new Summary.FsStats(null, null, null, max, null, null, 7L);
+    Summary.FsStats small = new Summary.FsStats(null, null, null, 5L, null, null, 3L);
+    List<Summary.ContainerStats> containers =
+        List.of(
+            new Summary.ContainerStats("a", null, huge, small),
+            new Summary.ContainerStats("b", null, huge, small),
+            new Summary.ContainerStats("c", null, small, small));
+    PodStats s =
+        PodFacts.stats(
+            fact,
+            new Summary.PodStats(
+                new Summary.PodReference("web", "apps", fact.uid()),
+                containers,
+                null,
+                null,
+                null,
+                null));
+    BigInteger twoMaxPlusFive = BigInteger.valueOf(max).shiftLeft(1).add(BigInteger.valueOf(5));
+    assertThat(s.totals().rootfsBytes()).isEqualTo(twoMaxPlusFive);
+    assertThat(s.rootfsBytes()).isEqualTo(max);
+    assertThat(s.totals().rootfsInodes()).isEqualTo(BigInteger.valueOf(17));
+    assertThat(s.rootfsInodes()).isEqualTo(17);
+    assertThat(s.totals().logsBytes()).isEqualTo(BigInteger.valueOf(15));
+    assertThat(s.logsInodes()).isEqualTo(9);
   }
 }
