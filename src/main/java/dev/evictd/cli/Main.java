@@ -1,10 +1,12 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
+import dev.evictd.fixture.FixtureLoader;
 import java.io.PrintWriter;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -65,6 +67,11 @@ public final class Main implements Runnable {
 
   /** Runs the command line with the given output streams; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    if (args.length > 0 && PARSE_PODS.contains(args[0])) {
+      Thread prepare = new Thread(Main::prepareParsing, "evictd-prepare");
+      prepare.setDaemon(true);
+      prepare.start();
+    }
     CommandLine cl = new CommandLine(new Main());
     Class<?> named = args.length == 0 ? null : SUBCOMMANDS.get(args[0]);
     if (named != null && named != CommandLine.HelpCommand.class) {
@@ -102,6 +109,21 @@ public final class Main implements Runnable {
           return BAD_INPUT;
         });
     return cl.execute(args);
+  }
+
+  /** The commands that parse pod files: their parser is built on a second thread at start. */
+  private static final Set<String> PARSE_PODS = Set.of("test", "replay", "plan", "explain", "diff");
+
+  /**
+   * Builds the pod parser while picocli reads the command line and the command loads its rules:
+   * with two cores, most of what parsing the first pods file costs.
+   */
+  private static void prepareParsing() {
+    try {
+      FixtureLoader.prepare();
+    } catch (RuntimeException | LinkageError e) {
+      // nothing is lost: the command's own parse builds the same again and reports what fails
+    }
   }
 
   /**

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -73,19 +74,20 @@ final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    Summary summary = CapturedInputs.summary(summaryFile);
-    List<Pod> pods = CapturedInputs.pods(podsFile);
-    FsLayout layout = fsLayout.orInferred(summary);
-    String nodeName = node;
-    if (nodeName == null) {
-      nodeName =
-          summary.node() != null && summary.node().nodeName() != null
-              ? summary.node().nodeName()
-              : "node";
+    // the rules load on a second core while the inputs are parsed; their errors come in the order
+    // they always did: the summary's, the pods', the configuration's, then the rules'
+    CompletableFuture<RuleSet> ahead = rules.resolveAhead(null);
+    Inputs in;
+    try {
+      in = inputs();
+    } catch (RuntimeException | Error e) {
+      RulesOption.settle(ahead); // a command that failed leaves no thread of its own behind
+      throw e;
     }
-    YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
-    EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
-    RuleSet rs = rules.resolve(null);
+    Summary summary = in.summary();
+    List<Pod> pods = in.pods();
+    EvictionConfig ec = in.config();
+    RuleSet rs = rules.await(ahead);
     if (html.wanted()) {
       return writeHtml(out, ec, rs, summary, pods);
     }
@@ -111,6 +113,25 @@ final class PlanCommand implements Callable<Integer> {
     }
     out.flush();
     return plan.failed() ? Main.FAILED : Main.OK;
+  }
+
+  /** What the command's three files hold. */
+  private record Inputs(Summary summary, List<Pod> pods, EvictionConfig config) {}
+
+  /** Parses the files, in the order their errors are reported. */
+  private Inputs inputs() {
+    Summary summary = CapturedInputs.summary(summaryFile);
+    List<Pod> pods = CapturedInputs.pods(podsFile);
+    FsLayout layout = fsLayout.orInferred(summary);
+    String nodeName = node;
+    if (nodeName == null) {
+      nodeName =
+          summary.node() != null && summary.node().nodeName() != null
+              ? summary.node().nodeName()
+              : "node";
+    }
+    YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
+    return new Inputs(summary, pods, KubeletEvictionConfig.from(kc, nodeName, layout));
   }
 
   private int writeHtml(

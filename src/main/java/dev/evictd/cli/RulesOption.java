@@ -43,6 +43,42 @@ final class RulesOption extends RuleLoadOptions {
   }
 
   /**
+   * Starts {@link #resolve} on a thread of its own, for a command that has other work to do
+   * meanwhile (parsing its input files on a second core); {@link #await} hands back the set and
+   * prints its warnings, or throws what resolving it threw.
+   */
+  CompletableFuture<RuleSet> resolveAhead(Path fallback) {
+    CompletableFuture<RuleSet> f = new CompletableFuture<>();
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                f.complete(resolveQuietly(fallback));
+              } catch (RuntimeException | Error e) {
+                f.completeExceptionally(e);
+              }
+            },
+            "evictd-rules");
+    t.setDaemon(true);
+    t.start();
+    return f;
+  }
+
+  /** The set {@link #resolveAhead} resolved, its warnings printed the first time. */
+  RuleSet await(CompletableFuture<RuleSet> ahead) {
+    RuleSet rs = join(ahead);
+    warnOnce(rs);
+    return rs;
+  }
+
+  /**
+   * Waits for {@link #resolveAhead}'s set when it is not wanted any more, whatever became of it.
+   */
+  static void settle(CompletableFuture<RuleSet> ahead) {
+    ahead.exceptionally(e -> null).join();
+  }
+
+  /**
    * {@link #resolve} without printing the warnings; safe to call from several threads at once (a
    * set is compiled once, the other callers wait for it).
    */
@@ -62,6 +98,11 @@ final class RulesOption extends RuleLoadOptions {
         throw e;
       }
     }
+    return join(f);
+  }
+
+  /** A future's value; what it failed with rethrown as it was thrown. */
+  private static RuleSet join(CompletableFuture<RuleSet> f) {
     try {
       return f.join();
     } catch (CompletionException e) {

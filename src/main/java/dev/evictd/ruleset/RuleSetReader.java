@@ -160,21 +160,35 @@ final class RuleSetReader {
 
   /** Reads the default rules from the classpath. */
   static List<RuleSource> readDefault() {
-    URL url = RuleCompiler.class.getClassLoader().getResource(RuleCompiler.DEFAULT_RULES_RESOURCE);
+    return readDefault(RuleCompiler.class.getClassLoader());
+  }
+
+  /**
+   * Serialises the reads from a jar: a jar's zip file system is open once at a time, and a second
+   * thread opening it meanwhile gets FileSystemAlreadyExistsException (two fixtures' rule sets
+   * resolved at once in {@code evictd test}).
+   */
+  private static final Object JAR_READS = new Object();
+
+  /** Reads the default rules as {@code loader} finds them. */
+  static List<RuleSource> readDefault(ClassLoader loader) {
+    URL url = loader.getResource(RuleCompiler.DEFAULT_RULES_RESOURCE);
     if (url == null) {
       throw new RulesException("the packaged default rules are missing from the classpath");
     }
     try {
       URI uri = url.toURI();
       if ("jar".equals(uri.getScheme())) {
-        try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
-          List<RuleSource> sources =
-              listDir(fs.getPath("/" + RuleCompiler.DEFAULT_RULES_RESOURCE), true);
-          List<RuleSource> out = new ArrayList<>();
-          for (RuleSource s : sources) {
-            out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
+        synchronized (JAR_READS) {
+          try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
+            List<RuleSource> sources =
+                listDir(fs.getPath("/" + RuleCompiler.DEFAULT_RULES_RESOURCE), true);
+            List<RuleSource> out = new ArrayList<>();
+            for (RuleSource s : sources) {
+              out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
+            }
+            return out;
           }
-          return out;
         }
       }
       List<RuleSource> out = new ArrayList<>();
