@@ -74,7 +74,7 @@ class AgentJvmFlagsTest {
     assertThat(agent.get("UseSerialGC")).isEqualTo("true");
     assertThat(agent.get("NewSize")).isEqualTo(String.valueOf(4 * MI));
     assertThat(agent.get("MaxNewSize")).isEqualTo(String.valueOf(4 * MI));
-    assertThat(agent.get("InitialHeapSize")).isEqualTo(String.valueOf(16 * MI));
+    assertThat(agent.get("InitialHeapSize")).isEqualTo(String.valueOf(32 * MI));
     assertThat(agent.get("MinHeapFreeRatio")).isEqualTo("10");
     assertThat(agent.get("MaxHeapFreeRatio")).isEqualTo("20");
     // the rest of the image's flags still apply to the agent
@@ -85,10 +85,9 @@ class AgentJvmFlagsTest {
   @Test
   void theCliInTheImageKeepsTheImagesOwnHeapSizing() throws Exception {
     // without the DaemonSet's variable (evictd test, rules check in CI): the image's 8 MiB young
-    // generation, 32 MiB initial heap and 20-40 % free
+    // generation and 20-40 % free
     Map<String, String> cli = finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags()));
     assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(8 * MI));
-    assertThat(cli.get("InitialHeapSize")).isEqualTo(String.valueOf(32 * MI));
     assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("20");
     assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("40");
   }
