@@ -42,6 +42,10 @@ if [ -z "$limit_mib" ]; then
   exit 2
 fi
 docker_flags="$docker_flags -XX:MaxRAM=${limit_mib}m"
+# The running agent's flags: the image's, then the DaemonSet's JDK_JAVA_OPTIONS (its heap sizing; the java launcher puts
+# them on the command line, after JAVA_TOOL_OPTIONS, so they win). The CLI parts run with the image's alone.
+agent_jvm=$(sed -n 's/.*{name: JDK_JAVA_OPTIONS, value: "\(.*\)"}.*/\1/p' docker/daemonset.yaml)
+agent_flags="$docker_flags $agent_jvm"
 # JMH forks: the server compiler (the forks measure steady-state code, not the image's C1-only start-up trade-off),
 # the image's collector, heap room for 5,000 pods.
 jmh_jvm=${BENCH_JMH_JVM:-"-XX:+UseSerialGC -Xms256m -Xmx1g -Xss4m"}
@@ -103,6 +107,7 @@ fi
   echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
   echo "jdk: $(java -version 2>&1 | sed -n 2p)"
   echo "image JVM flags: $docker_flags"
+  echo "agent JVM flags (the image's and the DaemonSet's): $agent_flags"
   echo "JMH fork JVM flags: $jmh_jvm"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "other java/maven processes before:"
@@ -142,11 +147,17 @@ standalone() {
   json="$json\"metaspace_${n}${suffix}_mib\": $(mib "$meta_kb"), "
 }
 
-# dev.evictd.bench.ChurnAgent for 90 s: RSS and its peak, heap used, full collections, syncs done (adds to $json)
+# dev.evictd.bench.ChurnAgent for 90 s: RSS and its peak, heap used, full collections, syncs done (adds to $json).
+# It runs as the image runs the agent: the packaged jar first on the class path (so the image's class-data sharing
+# archive, passed in flags, applies, and the jar's own logging set-up, not the tests' logback-test.xml), then only the
+# bench's own classes, copied out of target/test-classes.
 churn() {
   local javabin=$1 flags=$2 n=$3 suffix=$4 mode=${5:-} log="$out/footprint-churn-$3$4.log" pid rss_kb hwm_kb heap_kb fgc syncs key
+  rm -rf "$out/churn-classes"
+  mkdir -p "$out/churn-classes/dev/evictd"
+  cp -r target/test-classes/dev/evictd/bench "$out/churn-classes/dev/evictd/"
   # shellcheck disable=SC2086
-  "$javabin" $flags -cp "$cp" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) $mode > "$log" 2>&1 &
+  "$javabin" $flags -cp "target/evictd.jar:$out/churn-classes" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) $mode > "$log" 2>&1 &
   pid=$!
   started+=("$pid")
   sleep 90
@@ -251,14 +262,14 @@ for part in $parts; do
     echo "${json%, }}" > "$out/startup.json"
     ;;
   e2d)
-    echo "== event -> decision: a real memcg crossing a memory.available threshold, 110 pods (image JVM flags)"
+    echo "== event -> decision: a real memcg crossing a memory.available threshold, 110 pods (the agent's JVM flags)"
     # warm: 200 crossings (a p99 of fewer than 100 samples is their maximum) after 100 (an agent that has been through pressure before: its JIT has compiled that path);
     # cold: after 5 (a fresh agent); pod-cgroups: warm, every pod with its cgroup (a sync reads 110 pod cgroups)
     rm -f "$out"/e2d*.json
     for run in "e2d plain 200 100" "e2d-cold plain 60 5" "e2d-pod-cgroups pod-cgroups 60 100"; do
       read -r f mode n warm <<< "$run"
       # shellcheck disable=SC2086
-      java $docker_flags -cp "$cp" dev.evictd.bench.EventToDecision "$out/$f.json" "$mode" "$n" "$warm" \
+      java $agent_flags -cp "$cp" dev.evictd.bench.EventToDecision "$out/$f.json" "$mode" "$n" "$warm" \
         > /dev/null 2> "$out/$f.log" || failed "$f failed (target/bench/$f.log)"
       echo "  $f: $(cat "$out/$f.json" 2>/dev/null || echo "no figures")"
       grep -E '^(crossing|only) ' "$out/$f.log" | sed 's/^/    /' | head -5 || true
@@ -269,26 +280,26 @@ for part in $parts; do
     # 100 crossings after 20; then the idle CPU far from and near the line, 20 s each
     # shellcheck disable=SC2086
     rm -f "$out/poll.json"
-    java $docker_flags -cp "$cp" dev.evictd.bench.PollToDecision "$out/poll.json" 100 20 20000 > /dev/null 2> "$out/poll.log" \
+    java $agent_flags -cp "$cp" dev.evictd.bench.PollToDecision "$out/poll.json" 100 20 20000 > /dev/null 2> "$out/poll.log" \
       || failed "poll failed (target/bench/poll.log)"
     echo "  poll: $(cat "$out/poll.json" 2>/dev/null || echo "no figures")"
     ;;
   footprint)
-    echo "== footprint: evictd run --standalone with a pods file (image JVM flags and archive), after 5 syncs"
+    echo "== footprint: evictd run --standalone with a pods file (the agent's JVM flags, the image's archive), after 5 syncs"
     [ -f target/evictd.jsa ] && [ target/evictd.jsa -nt target/evictd.jar ] || bin/evictd-cds
     json="{"
     for n in 110 1000; do
-      standalone java "$docker_flags -XX:SharedArchiveFile=target/evictd.jsa" "$n" ""
+      standalone java "$agent_flags -XX:SharedArchiveFile=target/evictd.jsa" "$n" ""
     done
     # The loop at scale with churn (dev.evictd.bench.ChurnAgent): the default rules, the real manager, metrics and
     # endpoints, 1 % of the pods replaced each sync, a kubelet summary serialized and parsed each sync, every tenth
     # sync under memory pressure; RSS and its peak (VmHWM) after 90 s, against the DaemonSet's limit.
     for n in 110 1000 5000; do
-      churn java "$docker_flags" "$n" ""
+      churn java "$agent_flags -XX:SharedArchiveFile=target/evictd.jsa" "$n" ""
     done
     # The same with a Deployment's pods as the API server sends them (dev.evictd.bench.RealPods: about 5 KiB of
     # JSON each, parsed as the informer parses them), for the DaemonSet's sizing (rss_5000_real_mib).
-    churn java "$docker_flags" 5000 "_real" real
+    churn java "$agent_flags -XX:SharedArchiveFile=target/evictd.jsa" 5000 "_real" real
     json="$json\"memory_limit_mib\": $limit_mib, "
     echo "${json%, }}" > "$out/footprint.json"
     ;;
@@ -326,9 +337,11 @@ for part in $parts; do
       echo "  startup $variant: median ${m} ms of ${times[*]}"
       json="$json\"startup_${variant}_ms\": $m, "
     done
-    standalone "$j25" "$flags25 $aot" 110 "_jdk25_aot"
-    standalone "$j25" "$flags25" 110 "_jdk25"
-    churn "$j25" "$flags25" 5000 "_jdk25"
+    # the agent's figures with the agent's flags, as for Java 17
+    agent25="$agent_flags -XX:+UseCompactObjectHeaders"
+    standalone "$j25" "$agent25 $aot" 110 "_jdk25_aot"
+    standalone "$j25" "$agent25" 110 "_jdk25"
+    churn "$j25" "$agent25" 5000 "_jdk25"
     echo "${json%, }}" > "$out/jdk25.json"
     ;;
   *)

@@ -1,0 +1,92 @@
+package dev.evictd.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.config.YamlNode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agent's heap sizing: the DaemonSet's {@code JDK_JAVA_OPTIONS} on top of the image's {@code
+ * JAVA_TOOL_OPTIONS}, checked in a child JVM started with both in its environment as the container
+ * gets them, so the DaemonSet's values are the ones in force (and bench/run.sh, which reads both
+ * files, measures what runs).
+ */
+class AgentJvmFlagsTest {
+  private static final long MI = 1024 * 1024;
+
+  /** The image's JAVA_TOOL_OPTIONS without its archive path (not present outside the image). */
+  static String imageFlags() throws Exception {
+    for (String line : Files.readAllLines(DockerManifestsTest.DOCKER.resolve("Dockerfile"))) {
+      if (line.startsWith("ENV JAVA_TOOL_OPTIONS=\"")) {
+        return line.substring(line.indexOf('"') + 1, line.lastIndexOf('"'))
+            .replaceAll(" *-XX:SharedArchiveFile=\\S*", "");
+      }
+    }
+    throw new AssertionError("no JAVA_TOOL_OPTIONS in docker/Dockerfile");
+  }
+
+  /** The DaemonSet container's JDK_JAVA_OPTIONS. */
+  static String agentFlags() throws Exception {
+    for (YamlNode e : DockerManifestsTest.at(DockerManifestsTest.container(), "env").asList()) {
+      if (DockerManifestsTest.at(e, "name").asText().equals("JDK_JAVA_OPTIONS")) {
+        return DockerManifestsTest.at(e, "value").asText();
+      }
+    }
+    throw new AssertionError("no JDK_JAVA_OPTIONS in the DaemonSet's env");
+  }
+
+  /** The final values of the named flags in a child JVM with this environment. */
+  static Map<String, String> finalFlags(Map<String, String> env) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:+PrintFlagsFinal");
+    cmd.add("-version");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().remove("JAVA_TOOL_OPTIONS");
+    pb.environment().remove("JDK_JAVA_OPTIONS");
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    Map<String, String> flags = new HashMap<>();
+    Matcher m = Pattern.compile("(?m)^\\s*\\S+\\s+(\\w+)\\s+:?=\\s+(\\S+)").matcher(out);
+    while (m.find()) {
+      flags.put(m.group(1), m.group(2));
+    }
+    return flags;
+  }
+
+  @Test
+  void theDaemonSetsHeapSizingWinsOverTheImagesForTheAgent() throws Exception {
+    Map<String, String> agent =
+        finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags(), "JDK_JAVA_OPTIONS", agentFlags()));
+    assertThat(agent.get("UseSerialGC")).isEqualTo("true");
+    assertThat(agent.get("NewSize")).isEqualTo(String.valueOf(8 * MI));
+    assertThat(agent.get("InitialHeapSize")).isEqualTo(String.valueOf(32 * MI));
+    assertThat(agent.get("MinHeapFreeRatio")).isEqualTo("10");
+    assertThat(agent.get("MaxHeapFreeRatio")).isEqualTo("20");
+    // the rest of the image's flags still apply to the agent
+    assertThat(agent.get("TieredStopAtLevel")).isEqualTo("1");
+    assertThat(agent.get("TrimNativeHeapInterval")).isEqualTo("5000");
+  }
+
+  @Test
+  void theCliInTheImageKeepsTheImagesOwnFreeRatios() throws Exception {
+    // without the DaemonSet's variable (evictd test, rules check in CI): the image's 20-40 % free
+    Map<String, String> cli = finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags()));
+    assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(8 * MI));
+    assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("20");
+    assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("40");
+  }
+}
