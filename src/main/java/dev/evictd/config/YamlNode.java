@@ -264,6 +264,20 @@ public final class YamlNode {
     return toJson(this, JsonNodeFactory.instance);
   }
 
+  /**
+   * The smallest Jackson number node that holds {@code v}: binders such as fabric8's int-or-string
+   * accept only an int node, as from JSON, for a port like {@code 8080}.
+   */
+  private static JsonNode intNode(java.math.BigInteger v, JsonNodeFactory f) {
+    if (v.bitLength() < Integer.SIZE) {
+      return f.numberNode(v.intValue());
+    }
+    if (v.bitLength() < Long.SIZE) {
+      return f.numberNode(v.longValue());
+    }
+    return f.numberNode(v);
+  }
+
   private static JsonNode toJson(YamlNode n, JsonNodeFactory f) {
     switch (n.kind) {
       case MAP:
@@ -279,7 +293,7 @@ public final class YamlNode {
       default:
         if (Tag.INT.equals(n.tag)) {
           try {
-            return f.numberNode(parseYamlInt(n.scalar));
+            return intNode(parseYamlInt(n.scalar), f);
           } catch (NumberFormatException e) {
             return f.textNode(n.scalar);
           }
