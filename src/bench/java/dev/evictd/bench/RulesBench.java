@@ -1,6 +1,7 @@
 package dev.evictd.bench;
 
 import dev.evictd.api.EvictionPlan;
+import dev.evictd.engine.SyncThread;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,6 +22,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * alternates between two summaries, so the statistics really change; set-up checks against the
  * kubelet reference that pressure syncs rank every pod and decide the same eviction, tear-down that
  * the last measured sync still did.
+ *
+ * <p>The steady and pressure syncs run as the agent's do: {@code Planner.sync} called on a sync
+ * thread ({@link SyncThread#adoptCurrentThread}: the JMH thread is made one), which runs the rules
+ * inline under the shared watchdog with the agent's time and allocation budgets, with no hand-over
+ * to a rule thread. What is measured is the whole {@code Planner.sync} call: the fact updates, the
+ * rule phases and the plan. The disk sync keeps the hand-over to the planner's rule thread (the
+ * path of the CLI's {@code plan} and of fixtures, which do not run on a sync thread).
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -38,6 +46,7 @@ public class RulesBench {
 
     @Setup(Level.Trial)
     public void setUp() {
+      SyncThread.adoptCurrentThread(); // Scope.Thread: set-up runs on the benchmark's thread
       run = new PlannerRun("steady", pods);
     }
 
@@ -57,6 +66,7 @@ public class RulesBench {
 
     @Setup(Level.Trial)
     public void setUp() {
+      SyncThread.adoptCurrentThread();
       run = new PlannerRun("pressure", pods);
     }
 

@@ -3,12 +3,13 @@ package dev.evictd.agent;
 import dev.evictd.api.EvictionAttempt;
 import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionMethod;
-import dev.evictd.api.EvictionOutcome;
 import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.Signal;
 import dev.evictd.api.StatsException;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.SyncLock;
+import dev.evictd.engine.SyncThread;
 import dev.evictd.ports.EventSink;
 import dev.evictd.ports.NodeReclaimer;
 import dev.evictd.ports.PodEvictor;
@@ -27,7 +28,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +78,10 @@ public final class EvictionManager implements AutoCloseable {
   private volatile String rulesSha256;
   private volatile RuleProbation probation;
   private volatile RuleProbation.Inputs lastInputs;
-  private volatile Thread thread;
+  private volatile SyncThread.Loop syncLoop;
+  private volatile boolean started;
+  private final SyncLock lock = new SyncLock(); // a sync thread the watchdog abandons loses it
+  private int abandonedSeen; // abandoned rule threads as of the last sync
 
   public EvictionManager(
       Planner planner,
@@ -100,6 +103,7 @@ public final class EvictionManager implements AutoCloseable {
     this.execution =
         new EvictionExecution(planner, stats, evictor, reclaimer, events, metrics, clock, settings);
     this.rulesSha256 = planner.rules().sha256();
+    this.abandonedSeen = planner.abandonedRuleThreads();
     this.lastBeat = clock.instant();
     planner.podCleanupTimeout(settings.podCleanupTimeout());
     metrics.activeRules(rulesSha256);
@@ -120,14 +124,15 @@ public final class EvictionManager implements AutoCloseable {
     observationSources.add(source);
   }
 
-  /** Starts the loop on its own thread. */
+  /**
+   * Starts the loop on a sync thread, where the planner runs the rules inline; should a stuck rule
+   * make the watchdog abandon it, a new sync thread reports that sync and carries on.
+   */
   public synchronized void start() {
-    if (thread != null) {
-      return;
+    if (syncLoop == null) {
+      running = true;
+      syncLoop = SyncThread.startLoop("evictd-sync", this::loop);
     }
-    running = true;
-    thread = new Thread(this::loop, "evictd-sync");
-    thread.start();
   }
 
   /** Asks for a sync now; urgent triggers also end a wait for evicted pods. */
@@ -241,7 +246,15 @@ public final class EvictionManager implements AutoCloseable {
       java.util.Set.of(MEMCG_SOURCE, dev.evictd.linux.MemoryPoll.SOURCE);
 
   private void loop() {
-    trigger("start", false);
+    if (started) {
+      try {
+        syncOnce("reporting the sync whose thread was abandoned"); // its outcome, then a new sync
+      } catch (RuntimeException e) {
+        LOG.error("sync failed unexpectedly: {}", e.toString(), e);
+      }
+    }
+    trigger(started ? "sync thread replaced" : "start", started);
+    started = true;
     Instant recheckAt = null;
     while (running) {
       try {
@@ -272,7 +285,8 @@ public final class EvictionManager implements AutoCloseable {
         if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {
           recheckAt = clock.instant().plus(CROSSING_RECHECK);
         }
-        waitForEvictedPods(r);
+        EvictedPodsWait.waitFor(
+            r, triggers, pods, clock, settings.podCleanupTimeout(), () -> running, this::beat);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -281,6 +295,10 @@ public final class EvictionManager implements AutoCloseable {
         LOG.error("sync failed unexpectedly: {}", e.toString(), e);
       }
     }
+  }
+
+  private void beat() {
+    lastBeat = clock.instant();
   }
 
   private static boolean memoryThresholdMet(EvictionPlan plan) {
@@ -293,7 +311,11 @@ public final class EvictionManager implements AutoCloseable {
   }
 
   /** Runs one sync now (the loop calls this; tests may too). */
-  public synchronized SyncResult syncOnce(String reason) {
+  public SyncResult syncOnce(String reason) {
+    return lock.call(() -> syncLocked(reason));
+  }
+
+  private SyncResult syncLocked(String reason) {
     Instant start = clock.instant();
     RuleSet swap = pendingRules.getAndSet(null);
     if (swap != null) {
@@ -355,15 +377,16 @@ public final class EvictionManager implements AutoCloseable {
       }
     }
     Instant rulesStart = clock.instant();
-    int abandonedBefore = planner.abandonedRuleThreads();
+    int abandonedBefore = abandonedSeen;
     String ranRules = rulesSha256;
     EvictionPlan plan = planner.sync(start, summary, active, execution.hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
+    abandonedSeen = planner.abandonedRuleThreads();
     metrics.plan(plan);
     RuleProbation p = probation;
     if (p != null) {
       try {
-        p.synced(ranRules, plan, planner.abandonedRuleThreads() > abandonedBefore);
+        p.synced(ranRules, plan, abandonedSeen > abandonedBefore);
       } catch (RuntimeException e) {
         LOG.warn("rule probation failed: {}", e.toString());
       }
@@ -407,65 +430,6 @@ public final class EvictionManager implements AutoCloseable {
     return new SyncResult("ok", plan, attempts);
   }
 
-  /**
-   * Waits (up to the pod cleanup timeout) for evicted pods to leave the node, as the kubelet does;
-   * an urgent trigger ends the wait at once and is kept for the next sync.
-   */
-  private void waitForEvictedPods(SyncResult r) throws InterruptedException {
-    // an eviction whose outcome is unknown is waited for like any other: it may free the node
-    List<String> uids =
-        r.attempts().stream()
-            .filter(
-                a ->
-                    a.outcome() == EvictionOutcome.EVICTED
-                        || a.outcome() == EvictionOutcome.UNKNOWN)
-            .map(a -> a.pod().uid())
-            .toList();
-    if (uids.isEmpty()) {
-      return;
-    }
-    Instant deadline = clock.instant().plus(settings.podCleanupTimeout());
-    // a trigger that does not end the wait (a rule swap, a downward crossing) is handed back when
-    // the wait ends, so that its sync follows then instead of at the next interval
-    Trigger deferred = null;
-    try {
-      while (running && clock.instant().isBefore(deadline)) {
-        lastBeat = clock.instant();
-        boolean allGone = true;
-        for (String uid : uids) {
-          try {
-            if (!pods.isGone(uid)) {
-              allGone = false;
-              break;
-            }
-          } catch (RuntimeException e) {
-            allGone = false;
-          }
-        }
-        if (allGone) {
-          LOG.info(
-              "evicted pods cleaned up: {}",
-              r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
-          return;
-        }
-        Trigger t = triggers.poll(1, TimeUnit.SECONDS);
-        if (t != null && t.urgent()) {
-          triggers.offer(t);
-          LOG.info("stopped waiting for evicted pods: {}", t.reason());
-          return;
-        }
-        if (t != null && deferred == null) {
-          deferred = t;
-        }
-      }
-      LOG.info("timed out waiting for evicted pods to be cleaned up");
-    } finally {
-      if (deferred != null) {
-        triggers.offer(deferred);
-      }
-    }
-  }
-
   /** How long {@link #close} lets a request in flight finish before interrupting it. */
   static final Duration DRAIN = Duration.ofSeconds(5);
 
@@ -479,7 +443,8 @@ public final class EvictionManager implements AutoCloseable {
     // no lock here: syncOnce holds the monitor for a whole sync, and shutdown must not wait for it
     stopping = true;
     running = false;
-    Thread t = thread;
+    SyncThread.Loop l = syncLoop;
+    Thread t = l == null ? null : l.current();
     triggers.offer(new Trigger("shutdown", true));
     if (t == null || t == Thread.currentThread()) {
       return;

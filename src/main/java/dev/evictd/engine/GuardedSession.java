@@ -37,6 +37,9 @@ final class GuardedSession implements AutoCloseable {
   /** Bytes the rule thread may still allocate in this sync (0: unlimited). */
   private long allocationLeft;
 
+  /** Why the last sync failed when the watchdog abandoned its sync thread, until reported. */
+  private volatile String abandonedSync;
+
   /** A session and whether it was abandoned. */
   private static final class Live {
     final KieSession kie;
@@ -137,7 +140,7 @@ final class GuardedSession implements AutoCloseable {
    */
   String guarded(String what, Runnable work) {
     budgetFor(podCount.getAsInt());
-    String failure = until(() -> what, System.nanoTime() + budget.time().toNanos(), work);
+    String failure = until(() -> what, System.nanoTime() + budget.time().toNanos(), work, false);
     if (failure != null) {
       drop();
     }
@@ -147,9 +150,15 @@ final class GuardedSession implements AutoCloseable {
   /**
    * Runs work on the rule thread until {@code deadline} ({@link System#nanoTime}); null when it
    * finished, else the failure. {@code what} is read when a failure is reported (the work may say
-   * what it is doing). The session is dropped only when the heap ran out or the thread is stuck.
+   * what it is doing). The session is dropped only when the heap ran out or the thread is stuck. On
+   * a {@link SyncThread} the work runs inline; should the watchdog abandon the thread, the failure
+   * is kept for {@link #takeAbandonedSync} and the thread never comes back here.
    */
   String until(Supplier<String> what, long deadline, Runnable work) {
+    return until(what, deadline, work, true);
+  }
+
+  private String until(Supplier<String> what, long deadline, Runnable work, boolean inline) {
     long limit = allocationLeft;
     try {
       runner.run(
@@ -159,7 +168,8 @@ final class GuardedSession implements AutoCloseable {
           },
           deadline,
           limit,
-          this::halt);
+          this::halt,
+          inline ? o -> abandonedSync = overrun(what.get(), o, limit) : null);
       return null;
     } catch (RuleFailure e) {
       return e.getMessage();
@@ -177,20 +187,34 @@ final class GuardedSession implements AutoCloseable {
     } catch (RuntimeException | StackOverflowError e) {
       return ruleFailed(record.lastRule) + " while " + what.get() + ": " + describe(e);
     } catch (RuleRunner.Overrun o) {
-      String m =
-          o.allocated() >= 0
-              ? allocationMessage(what.get(), o, limit)
-              : overrunMessage(what.get(), o);
-      if (o.stuck()) {
-        drop(true);
-      }
-      return m;
+      return overrun(what.get(), o, limit);
     } finally {
       long used = runner.lastAllocated();
-      if (allocationLeft > 0 && used > 0) {
+      if (allocationLeft > 0 && used > 0 && !SyncThread.abandonedHere()) {
         allocationLeft = Math.max(1, allocationLeft - used);
       }
     }
+  }
+
+  /** The failure of work that overran; the session goes with a stuck thread. */
+  private String overrun(String what, RuleRunner.Overrun o, long limit) {
+    String m = o.allocated() >= 0 ? allocationMessage(what, o, limit) : overrunMessage(what, o);
+    if (o.stuck()) {
+      drop(true);
+    }
+    return m;
+  }
+
+  /**
+   * Why the sync whose sync thread the watchdog abandoned failed, once (null when none was): the
+   * next sync reports it as that sync's outcome.
+   */
+  String takeAbandonedSync() {
+    String m = abandonedSync;
+    if (m != null) {
+      abandonedSync = null;
+    }
+    return m;
   }
 
   private static String ruleFailed(String rule) {

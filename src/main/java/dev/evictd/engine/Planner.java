@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -32,12 +31,12 @@ import org.slf4j.LoggerFactory;
  * as facts.
  *
  * <p>The work is done by named parts: the {@link GuardedSession} (rules on their own thread within
- * a {@link SyncBudget}; a sync that fires too many rules or runs too long fails, naming the rule,
- * and the planner carries on with a fresh session holding the state from before that sync; a thread
- * stuck in a consequence is abandoned with the session), the {@link SessionFacts} (the input
- * facts), the {@link RankOrder}, the {@link DecisionGuard} (the one place Java enforces policy on
- * the rules' decisions), the {@link PlanAssembly} with its {@link PlanTrace}, and the {@link
- * AttemptRetention}.
+ * a {@link SyncBudget}, or inline on a {@link SyncThread}; a sync that fires too many rules or runs
+ * too long fails, naming the rule, and the planner carries on with a fresh session holding the
+ * state from before that sync; a thread stuck in a consequence is abandoned with the session), the
+ * {@link SessionFacts} (the input facts), the {@link RankOrder}, the {@link DecisionGuard} (the one
+ * place Java enforces policy on the rules' decisions), the {@link PlanAssembly} with its {@link
+ * PlanTrace}, and the {@link AttemptRetention}.
  */
 public final class Planner implements AutoCloseable {
   /** The rule phases (agenda groups), in firing order. */
@@ -75,6 +74,7 @@ public final class Planner implements AutoCloseable {
   private final PlanAssembly plans;
   private final AttemptRetention attempts = new AttemptRetention();
   private final InFlightEvictions inFlight = new InFlightEvictions();
+  private final SyncLock lock = new SyncLock(); // taken from a sync thread the watchdog abandons
   private RuleSet rules;
   private boolean closed;
 
@@ -145,7 +145,11 @@ public final class Planner implements AutoCloseable {
    *     the time budget; the planner then keeps the rules it had (and their state), and the next
    *     sync opens a session on them
    */
-  public synchronized void swapRules(RuleSet newRules) {
+  public void swapRules(RuleSet newRules) {
+    lock.run(() -> swapLocked(newRules));
+  }
+
+  private void swapLocked(RuleSet newRules) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
     }
@@ -172,7 +176,7 @@ public final class Planner implements AutoCloseable {
    * How many rule threads were abandoned because a rule did not stop (they run until evictd
    * restarts).
    */
-  public synchronized int abandonedRuleThreads() {
+  public int abandonedRuleThreads() {
     return session.abandoned();
   }
 
@@ -206,7 +210,12 @@ public final class Planner implements AutoCloseable {
    * Runs one sync with extra facts that hold for this sync only: events since the last sync (memcg
    * threshold crossings, pressure stalls) and observations beyond the summary (PSI averages).
    */
-  public synchronized EvictionPlan sync(
+  public EvictionPlan sync(
+      Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks, Collection<?> extra) {
+    return lock.call(() -> syncLocked(now, summary, activePods, hooks, extra));
+  }
+
+  private EvictionPlan syncLocked(
       Instant now, Summary summary, List<Pod> activePods, PlannerHooks hooks, Collection<?> extra) {
     if (closed) {
       throw new IllegalStateException("planner is closed");
@@ -221,6 +230,10 @@ public final class Planner implements AutoCloseable {
           stuck
               + " rule threads are stuck in rules that never finished; evictd must be restarted"
               + " (or they must end)");
+    }
+    String abandoned = session.takeAbandonedSync(); // the outcome of the sync abandoned before
+    if (abandoned != null) {
+      return plans.failed(now, p.warnings, abandoned);
     }
     session.budgetFor(activePods.size());
     String failure =
@@ -269,24 +282,10 @@ public final class Planner implements AutoCloseable {
    * own work), then lets the rules check what it freed; returns null or the failure.
    */
   private String reclaim(SyncProgress p, PlannerHooks hooks) {
-    p.requests.sort(Comparator.comparingInt(ReclaimRequest::position));
-    for (ReclaimRequest r : p.requests) {
-      if (!hooks.reclaim(r.action())) {
-        p.warnings.add("node-level reclaim of " + r.action() + " failed");
-      }
-      p.reclaimed.add(r.action());
-    }
-    Summary after = null;
-    try {
-      after = hooks.summaryAfterReclaim();
-    } catch (RuntimeException e) {
-      p.warnings.add("cannot read statistics after reclaim: " + e.getMessage());
-    }
-    if (after == null) {
-      p.warnings.add("no statistics after reclaim: pods are evicted as if reclaim freed nothing");
+    Summary observed = p.reclaim(hooks);
+    if (observed == null) {
       return null;
     }
-    Summary observed = after;
     return step(
         p,
         "checking reclaim",
@@ -344,8 +343,8 @@ public final class Planner implements AutoCloseable {
    * How long the agent waits for an evicted pod to go (podCleanupTimeout; the kubelet's 30 s unless
    * set): carried by every {@link EvictionInFlight} fact.
    */
-  public synchronized void podCleanupTimeout(Duration timeout) {
-    inFlight.cleanupTimeout(timeout);
+  public void podCleanupTimeout(Duration timeout) {
+    lock.run(() -> inFlight.cleanupTimeout(timeout));
   }
 
   /**
@@ -353,44 +352,44 @@ public final class Planner implements AutoCloseable {
    * when no answer came): from the next sync on, rules see it as an {@link EvictionInFlight} until
    * the pod leaves the active list.
    */
-  public synchronized void evictionStarted(
+  public void evictionStarted(
       PodRef pod,
       EvictionMethod method,
       long gracePeriodSeconds,
       EvictionOutcome outcome,
       Instant at) {
-    inFlight.started(pod, method, gracePeriodSeconds, outcome, at);
+    lock.run(() -> inFlight.started(pod, method, gracePeriodSeconds, outcome, at));
   }
 
   /** Forgets an eviction whose outcome was unknown and turned out not to have happened. */
-  public synchronized void evictionNotStarted(String uid) {
-    inFlight.forget(uid);
+  public void evictionNotStarted(String uid) {
+    lock.run(() -> inFlight.forget(uid));
   }
 
   /** The pod's in-flight eviction as of the last sync, or null. */
-  public synchronized EvictionInFlight inFlight(String uid) {
-    return inFlight.of(uid);
+  public EvictionInFlight inFlight(String uid) {
+    return lock.call(() -> inFlight.of(uid));
   }
 
   /**
    * Records what the executor did with a decision; rules see it as an {@code EvictionAttempt} fact
    * for an hour.
    */
-  public synchronized void recordAttempt(EvictionAttempt attempt) {
-    if (closed) {
-      return;
-    }
-    String failure = attempts.record(attempt, session);
+  public void recordAttempt(EvictionAttempt attempt) {
+    String failure = lock.call(() -> closed ? null : attempts.record(attempt, session));
     if (failure != null) {
       LOG.warn("{}", failure);
     }
   }
 
   @Override
-  public synchronized void close() {
-    if (!closed) {
-      closed = true;
-      session.close();
-    }
+  public void close() {
+    lock.run(
+        () -> {
+          if (!closed) {
+            closed = true;
+            session.close();
+          }
+        });
   }
 }

@@ -5,16 +5,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a planner's rule work on a dedicated thread, so that rules stuck in a loop cannot keep the
- * caller past its time budget. Java cannot stop a thread safely: when the work overruns, the runner
- * asks it to stop (the planner halts the session, which ends a loop of firings), and if it does not
- * come back within a short grace it is abandoned — the runner carries on with a new thread, and the
- * caller must never again touch what the old one uses. An abandoned thread keeps its CPU until the
- * process exits; {@link #abandoned()} counts them.
+ * Runs a planner's rule work on a dedicated thread (or inline on a {@link SyncThread}, under its
+ * {@link Watchdog}), so that rules stuck in a loop cannot keep the caller past its time budget.
+ * Java cannot stop a thread safely: when the work overruns, it is asked to stop (the planner halts
+ * the session, which ends a loop of firings), and if it does not come back within a short grace its
+ * thread is abandoned — a new one carries on, and nothing may again touch what the old one uses. An
+ * abandoned thread keeps its CPU until its work ends or the process exits; {@link #abandoned()}.
  */
 final class RuleRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RuleRunner.class);
@@ -27,10 +28,6 @@ final class RuleRunner implements AutoCloseable {
   static final class Overrun extends Exception {
     private final boolean stuck;
     private final long allocated;
-
-    Overrun(boolean stuck) {
-      this(stuck, -1);
-    }
 
     Overrun(boolean stuck, long allocated) {
       super(null, null, false, false);
@@ -84,8 +81,13 @@ final class RuleRunner implements AutoCloseable {
     return ALLOCATIONS != null;
   }
 
+  /** Bytes the calling thread allocated so far, or -1 when unknown. */
+  static long allocatedHere() {
+    return ALLOCATIONS == null ? -1 : ALLOCATIONS.getCurrentThreadAllocatedBytes();
+  }
+
   /** Bytes the given thread allocated so far, or -1 when unknown. */
-  private static long allocatedBy(Thread t) {
+  static long allocatedBy(Thread t) {
     return ALLOCATIONS == null ? -1 : ALLOCATIONS.getThreadAllocatedBytes(t.getId());
   }
 
@@ -254,7 +256,7 @@ final class RuleRunner implements AutoCloseable {
   }
 
   private Worker worker;
-  private int abandoned;
+  private final AtomicInteger abandoned = new AtomicInteger();
   private long lastAllocated = -1;
 
   /** Until when the caller parks at once ({@link System#nanoTime}), after a lost yield. */
@@ -289,9 +291,30 @@ final class RuleRunner implements AutoCloseable {
    * @throws Overrun when the deadline passed or the work allocated too much ({@link
    *     Overrun#allocated()})
    */
-  @SuppressWarnings("unchecked")
   <T> T run(Callable<T> work, long deadlineNanos, long maxAllocatedBytes, Runnable stop)
       throws Overrun {
+    return run(work, deadlineNanos, maxAllocatedBytes, stop, null);
+  }
+
+  /**
+   * As {@link #run(Callable, long, long, Runnable)}, but on a {@link SyncThread} and with an {@code
+   * onAbandoned} hook, the work runs inline under the thread's {@link Watchdog}: should the thread
+   * be abandoned, the watchdog calls the hook (with the overrun) instead of this method throwing,
+   * and the thread, if it comes back, throws {@link SyncThread.Abandoned}.
+   */
+  @SuppressWarnings("unchecked")
+  <T> T run(
+      Callable<T> work,
+      long deadlineNanos,
+      long maxAllocatedBytes,
+      Runnable stop,
+      Consumer<Overrun> onAbandoned)
+      throws Overrun {
+    SyncThread inline = onAbandoned == null ? null : SyncThread.current();
+    if (inline != null) {
+      long limit = ALLOCATIONS == null ? 0 : maxAllocatedBytes;
+      return inline.run(this, work, deadlineNanos, limit, stop, onAbandoned);
+    }
     if (worker == null) {
       worker = new Worker();
     }
@@ -335,9 +358,13 @@ final class RuleRunner implements AutoCloseable {
     if (limit > 0 && job.allocated > limit) {
       throw new Overrun(false, job.allocated);
     }
-    Throwable c = job.error;
+    return (T) outcome(job.result, job.error);
+  }
+
+  /** The work's result, or what it threw rethrown. */
+  static Object outcome(Object result, Throwable c) {
     if (c == null) {
-      return (T) job.result;
+      return result;
     }
     if (c instanceof RuntimeException r) {
       throw r;
@@ -379,6 +406,10 @@ final class RuleRunner implements AutoCloseable {
     return lastAllocated;
   }
 
+  void lastAllocated(long bytes) {
+    lastAllocated = bytes;
+  }
+
   private static long allocatedSoFar(Job job, Thread ruleThread) {
     long start = job.allocatedAtStart;
     long now = allocatedBy(ruleThread);
@@ -387,7 +418,10 @@ final class RuleRunner implements AutoCloseable {
 
   private static final int FINISHED = 0;
   private static final int INTERRUPTED = 1;
-  private static final int OVER_ALLOCATION = 2;
+  static final int OVER_ALLOCATION = 2;
+
+  /** Why the watchdog stopped inline work: its deadline passed. */
+  static final int PAST_DEADLINE = 3;
 
   /**
    * Waits until the job is done, the deadline passes or (with a {@code limit}) the rule thread
@@ -414,24 +448,34 @@ final class RuleRunner implements AutoCloseable {
   }
 
   private void abandon() {
-    abandoned++;
     Worker w = worker;
     worker = null;
+    if (w != null) {
+      w.stopped = true; // should it ever come back, it runs nothing more
+    }
+    abandonInline(w == null ? null : w.thread);
+  }
+
+  /**
+   * Counts {@code t} (a rule thread, or a sync thread the watchdog gave up on) as abandoned, and
+   * lowers it; code that ignores interrupts keeps running.
+   */
+  void abandonInline(Thread t) {
+    int n = abandoned.incrementAndGet();
     LOG.warn(
         "rule thread {} did not stop; it is abandoned and keeps running until evictd restarts ({} abandoned)",
-        w == null ? "?" : w.thread.getName(),
-        abandoned);
-    if (w != null) {
-      abandonedThreads.add(w.thread);
-      w.stopped = true; // should it ever come back, it runs nothing more
-      w.thread.setPriority(Thread.MIN_PRIORITY);
-      w.thread.interrupt(); // code that ignores interrupts keeps running
+        t == null ? "?" : t.getName(),
+        n);
+    if (t != null) {
+      abandonedThreads.add(t);
+      t.setPriority(Thread.MIN_PRIORITY);
+      t.interrupt();
     }
   }
 
   /** How many rule threads were abandoned because they did not stop. */
   int abandoned() {
-    return abandoned;
+    return abandoned.get();
   }
 
   /**

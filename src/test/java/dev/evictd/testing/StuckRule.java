@@ -12,17 +12,35 @@ import java.util.concurrent.locks.LockSupport;
 public final class StuckRule {
   private static volatile boolean holding;
   private static final AtomicInteger INSIDE = new AtomicInteger();
+  private static volatile boolean once;
+  private static volatile Thread heldBy;
+  private static final java.util.concurrent.atomic.AtomicBoolean TAKEN =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private StuckRule() {}
 
   /** From now on, every call of {@link #held} blocks until {@link #release}. */
   public static void hold() {
+    once = false;
+    holding = true;
+  }
+
+  /** From now on, the next call of {@link #held} (one only) blocks until {@link #release}. */
+  public static void holdOnce() {
+    TAKEN.set(false);
+    once = true;
     holding = true;
   }
 
   /** Lets every blocked call return. */
   public static void release() {
     holding = false;
+    once = false;
+  }
+
+  /** The thread of the last call that blocked, or null. */
+  public static Thread heldBy() {
+    return heldBy;
   }
 
   /** How many calls are blocked now. */
@@ -32,6 +50,12 @@ public final class StuckRule {
 
   /** Blocks while held, then returns true; an interrupt does not end the wait. */
   public static boolean held(String any) {
+    if (once && !TAKEN.compareAndSet(false, true)) {
+      return true; // held once, and an earlier call was it
+    }
+    if (holding) {
+      heldBy = Thread.currentThread();
+    }
     INSIDE.incrementAndGet();
     try {
       while (holding) {

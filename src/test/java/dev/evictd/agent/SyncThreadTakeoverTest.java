@@ -1,0 +1,134 @@
+package dev.evictd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.api.EvictionDecision;
+import dev.evictd.api.EvictionMethod;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.SyncBudget;
+import dev.evictd.ports.EventSink;
+import dev.evictd.ports.PodEvictor;
+import dev.evictd.ruleset.RuleCompiler;
+import dev.evictd.testing.FakeStatsProvider;
+import dev.evictd.testing.RecordingEvictor;
+import dev.evictd.testing.StuckRule;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agent's own loop, with the real planner running the rules inline on its sync thread: a rule
+ * stuck in Java is abandoned with that thread by the watchdog, a new sync thread reports that sync
+ * and carries on (the next sync evicts under pressure), and the abandoned thread, when its rule
+ * finally returns, does nothing more.
+ */
+class SyncThreadTakeoverTest {
+  static final Path HELD = Path.of("src/test/resources/rulesets/held");
+
+  AgentMetrics metrics = new AgentMetrics(Clock.systemUTC());
+  FakeStatsProvider stats = new FakeStatsProvider();
+  RecordingEvictor recording = new RecordingEvictor();
+  Set<Thread> evictedOn = ConcurrentHashMap.newKeySet();
+  AtomicReference<List<Pod>> pods =
+      new AtomicReference<>(List.of(RuleProbationTest.pod("a"), RuleProbationTest.pod("b")));
+  EvictionManager manager;
+
+  @AfterEach
+  void close() {
+    StuckRule.release();
+    if (manager != null) {
+      manager.close();
+    }
+  }
+
+  static boolean await(BooleanSupplier condition) throws InterruptedException {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > until) {
+        return false;
+      }
+      Thread.sleep(5);
+    }
+    return true;
+  }
+
+  double syncs(String result) {
+    String line = "evictd_syncs_total{result=\"" + result + "\"} ";
+    return metrics
+        .scrape()
+        .lines()
+        .filter(l -> l.startsWith(line))
+        .mapToDouble(l -> Double.parseDouble(l.substring(line.length())))
+        .findFirst()
+        .orElse(0);
+  }
+
+  @Test
+  void aStuckRuleLosesItsSyncThreadAndANewOneEvictsUnderPressure() throws Exception {
+    RuleSet held =
+        RuleCompiler.compile(
+            HELD, new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE));
+    Planner planner =
+        new Planner(
+            held, RuleProbationTest.CONFIG, SyncBudget.DEFAULT.withTime(Duration.ofSeconds(1)));
+    PodEvictor evictor =
+        (EvictionDecision d) -> {
+          evictedOn.add(Thread.currentThread());
+          return recording.evict(d);
+        };
+    stats.set(RuleProbationTest.QUIET);
+    manager =
+        new EvictionManager(
+            planner,
+            stats,
+            () -> pods.get(),
+            evictor,
+            x -> true,
+            EventSink.NONE,
+            metrics,
+            Clock.systemUTC(),
+            new EvictionManager.Settings(
+                Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+    manager.start();
+    assertThat(await(() -> syncs("ok") == 1.0)).as("the start sync").isTrue();
+
+    // a new pod makes the engine evaluate the condition, which sticks once, under pressure
+    StuckRule.holdOnce();
+    stats.set(RuleProbationTest.PRESSURE);
+    pods.set(
+        List.of(
+            RuleProbationTest.pod("a"), RuleProbationTest.pod("b"), RuleProbationTest.pod("c")));
+    manager.trigger("new pod", true);
+    assertThat(await(() -> planner.abandonedRuleThreads() == 1)).isTrue();
+    Thread stuck = StuckRule.heldBy();
+    assertThat(stuck.getName()).startsWith("evictd-sync-");
+    assertThat(StuckRule.inside()).as("still stuck in the rule").isEqualTo(1);
+    assertThat(planner.aliveAbandonedRuleThreads()).isEqualTo(1);
+
+    // a new sync thread reports the abandoned sync, then evicts
+    assertThat(await(() -> !recording.decisions().isEmpty())).isTrue();
+    assertThat(syncs("failed")).as("the abandoned sync, reported").isEqualTo(1.0);
+    // the pod without statistics ranks first, as with the kubelet
+    assertThat(recording.decisions().get(0).pod().name()).isEqualTo("c");
+    assertThat(evictedOn).doesNotContain(stuck);
+    assertThat(manager.healthy()).isTrue();
+
+    // the stuck rule returns: its thread ends without acting on anything
+    StuckRule.release();
+    stuck.join(Duration.ofSeconds(60).toMillis());
+    assertThat(stuck.isAlive()).isFalse();
+    assertThat(evictedOn).doesNotContain(stuck);
+    assertThat(syncs("failed")).as("nor reported a sync of its own").isEqualTo(1.0);
+    assertThat(planner.aliveAbandonedRuleThreads()).isZero();
+    assertThat(planner.abandonedRuleThreads()).isEqualTo(1);
+  }
+}
