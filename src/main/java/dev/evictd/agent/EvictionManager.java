@@ -16,6 +16,7 @@ import dev.evictd.ports.PodEvictor;
 import dev.evictd.ports.PodSource;
 import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
+import dev.evictd.stats.SummaryReuse;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Duration;
@@ -363,6 +364,8 @@ public final class EvictionManager implements AutoCloseable {
       return new SyncResult("skipped", null, List.of());
     }
     // kept for a shadow sync of the next rule set (pod sources hand out a new list each time)
+    RuleProbation.Inputs before = lastInputs;
+    summary = SummaryReuse.reusing(before == null ? null : before.summary(), summary);
     lastInputs = new RuleProbation.Inputs(start, summary, active);
     List<Object> facts = new ArrayList<>();
     Object f;
