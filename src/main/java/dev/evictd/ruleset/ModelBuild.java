@@ -38,7 +38,26 @@ public final class ModelBuild {
   /** The result when the checks refuse the set: the refusal's message. */
   static final String REFUSED = "refused.txt";
 
+  /** Where the kernel takes a process's adjustment of its out-of-memory score. */
+  static final Path OOM_SCORE_ADJ = Path.of("/proc/self/oom_score_adj");
+
   private ModelBuild() {}
+
+  /**
+   * Makes this process the first the kernel kills when its memory cgroup runs out: the child shares
+   * the agent's container and its limit, and a compile is what should be lost there, not the agent.
+   * Any process may raise its own score; where it cannot (no procfs), the child carries on.
+   *
+   * @return whether the score was written
+   */
+  static boolean volunteerForOomKill(Path scoreFile) {
+    try {
+      Files.writeString(scoreFile, "1000", StandardCharsets.US_ASCII);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
 
   /**
    * The child's entry point.
@@ -49,6 +68,7 @@ public final class ModelBuild {
     if (args.length != 1) {
       throw new IllegalArgumentException("usage: ModelBuild DIR");
     }
+    volunteerForOomKill(OOM_SCORE_ADJ);
     Path dir = Path.of(args[0]);
     Properties req = new Properties();
     try (Reader r = Files.newBufferedReader(dir.resolve(REQUEST), StandardCharsets.UTF_8)) {
