@@ -5,6 +5,7 @@ import dev.evictd.ruleset.RuleCompiler;
 import dev.evictd.ruleset.RuleProvenance;
 import dev.evictd.ruleset.RuleSetCache;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -76,7 +77,7 @@ class RuleLoadOptions {
 
   /**
    * The rule-set cache directory: the flag, else {@value #CACHE_ENV}, else the user's cache
-   * directory; null for {@code off} (or when there is no home directory).
+   * directory; null for {@code off} (or when there is no home directory, or it does not exist).
    */
   static Path cacheDir(String flag, Map<String, String> env, String home) {
     String v = flag != null ? flag : env.get(CACHE_ENV);
@@ -87,7 +88,10 @@ class RuleLoadOptions {
     if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
       return Path.of(xdg, "evictd", "rules");
     }
-    return home == null || home.isBlank() ? null : Path.of(home, ".cache", "evictd", "rules");
+    // a home that does not exist (nobody's /nonexistent) means none: not one to create as root
+    return home == null || home.isBlank() || !Files.isDirectory(Path.of(home))
+        ? null
+        : Path.of(home, ".cache", "evictd", "rules");
   }
 
   /** Whether the environment asks for unsafe rules ({@code 1}, {@code true} or {@code yes}). */

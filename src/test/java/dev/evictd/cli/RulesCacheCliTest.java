@@ -63,17 +63,26 @@ class RulesCacheCliTest {
   }
 
   @Test
-  void theCacheDirectoryComesFromTheFlagTheEnvironmentOrTheUsersCacheDirectory() {
-    assertThat(RuleLoadOptions.cacheDir("/c", Map.of("EVICTD_RULES_CACHE", "/e"), "/h"))
+  void theCacheDirectoryComesFromTheFlagTheEnvironmentOrTheUsersCacheDirectory(@TempDir Path home) {
+    String h = home.toString();
+    assertThat(RuleLoadOptions.cacheDir("/c", Map.of("EVICTD_RULES_CACHE", "/e"), h))
         .isEqualTo(Path.of("/c"));
-    assertThat(RuleLoadOptions.cacheDir(null, Map.of("EVICTD_RULES_CACHE", "/e"), "/h"))
+    assertThat(RuleLoadOptions.cacheDir(null, Map.of("EVICTD_RULES_CACHE", "/e"), h))
         .isEqualTo(Path.of("/e"));
-    assertThat(RuleLoadOptions.cacheDir("off", Map.of("EVICTD_RULES_CACHE", "/e"), "/h")).isNull();
-    assertThat(RuleLoadOptions.cacheDir(null, Map.of("EVICTD_RULES_CACHE", "OFF"), "/h")).isNull();
-    assertThat(RuleLoadOptions.cacheDir(null, Map.of("XDG_CACHE_HOME", "/x"), "/h"))
+    assertThat(RuleLoadOptions.cacheDir("off", Map.of("EVICTD_RULES_CACHE", "/e"), h)).isNull();
+    assertThat(RuleLoadOptions.cacheDir(null, Map.of("EVICTD_RULES_CACHE", "OFF"), h)).isNull();
+    assertThat(RuleLoadOptions.cacheDir(null, Map.of("XDG_CACHE_HOME", "/x"), h))
         .isEqualTo(Path.of("/x/evictd/rules"));
-    assertThat(RuleLoadOptions.cacheDir(null, Map.of("XDG_CACHE_HOME", "rel"), "/h"))
-        .isEqualTo(Path.of("/h/.cache/evictd/rules"));
+    assertThat(RuleLoadOptions.cacheDir(null, Map.of("XDG_CACHE_HOME", "rel"), h))
+        .isEqualTo(home.resolve(".cache/evictd/rules"));
     assertThat(RuleLoadOptions.cacheDir(null, Map.of(), null)).isNull();
+  }
+
+  @Test
+  void aHomeThatDoesNotExistGivesNoCacheRatherThanOneCreatedThere(@TempDir Path dir) {
+    // the nobody user's home is /nonexistent: run as root, the cache would create it
+    Path missing = dir.resolve("nonexistent");
+    assertThat(RuleLoadOptions.cacheDir(null, Map.of(), missing.toString())).isNull();
+    assertThat(Files.exists(missing)).isFalse();
   }
 }
