@@ -77,6 +77,10 @@ public final class EvictionManager implements AutoCloseable {
   private volatile Instant lastSync;
   private volatile boolean ready;
   private volatile String rulesSha256;
+  // the rules the sync in progress runs, and, after its thread was abandoned, those its report is
+  // held against: a swap applied at the report's sync boundary must not take the blame
+  private volatile String syncingRules;
+  private volatile String lostSyncRules;
   private volatile RuleProbation probation;
   private volatile RuleProbation.Inputs lastInputs;
   private volatile SyncThread.Loop syncLoop;
@@ -248,6 +252,7 @@ public final class EvictionManager implements AutoCloseable {
 
   private void loop() {
     if (started) {
+      lostSyncRules = syncingRules;
       try {
         syncOnce("reporting the sync whose thread was abandoned"); // its outcome, then a new sync
       } catch (RuntimeException e) {
@@ -382,6 +387,12 @@ public final class EvictionManager implements AutoCloseable {
     Instant rulesStart = clock.instant();
     int abandonedBefore = abandonedSeen;
     String ranRules = rulesSha256;
+    String lost = lostSyncRules;
+    if (lost != null) {
+      ranRules = lost; // this sync's plan is the abandoned one's outcome
+      lostSyncRules = null;
+    }
+    syncingRules = ranRules;
     EvictionPlan plan = planner.sync(start, summary, active, execution.hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     abandonedSeen = planner.abandonedRuleThreads();

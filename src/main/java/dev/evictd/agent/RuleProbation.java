@@ -301,19 +301,37 @@ public final class RuleProbation {
           LOG.error("the packaged default rules do not load: {}", e.getMessage());
           return;
         }
-        LOG.error(
-            "trusted rules {} sha256 {} rolled back to {} ({}) and not loaded again until their"
-                + " content changes: {}",
-            trusted.source(),
-            sha256,
-            to.source(),
-            to.sha256(),
-            reason);
+        if (candidate != null) {
+          // the failure is the report of the trusted set's last sync, after the set on probation
+          // was handed over: that set carries on, with this one as its fallback
+          LOG.error(
+              "trusted rules {} sha256 {} not loaded again until their content changes; rules {}"
+                  + " sha256 {} stay on probation, falling back to {} ({}): {}",
+              trusted.source(),
+              sha256,
+              candidate.source(),
+              candidate.sha256(),
+              to.source(),
+              to.sha256(),
+              reason);
+        } else {
+          LOG.error(
+              "trusted rules {} sha256 {} rolled back to {} ({}) and not loaded again until their"
+                  + " content changes: {}",
+              trusted.source(),
+              sha256,
+              to.source(),
+              to.sha256(),
+              reason);
+        }
         trusted = to;
         trustedDir = null;
         previousTrusted = null;
         trustedFailures = 0;
         result = ROLLED_BACK;
+        if (candidate != null) {
+          to = null; // nothing to swap in: the set on probation is in use or about to be
+        }
       } else if (isCandidate) {
         String failure = problem(plan);
         if (failure == null && newlyStuck) {

@@ -131,4 +131,80 @@ class SyncThreadTakeoverTest {
     assertThat(planner.aliveAbandonedRuleThreads()).isZero();
     assertThat(planner.abandonedRuleThreads()).isEqualTo(1);
   }
+
+  @Test
+  void theAbandonedSyncIsHeldAgainstTheRulesItRanNotASetSwappedInBeforeItsReport(
+      @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+    RuleCompiler.Options options =
+        new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE);
+    RuleSet held = RuleCompiler.compile(HELD, options);
+    Path rulesDir = Path.of("fixtures/examples/qos-ranking/rules");
+    RuleSet next = RuleCompiler.compile(rulesDir, options);
+    RuleSet defaults = RuleCompiler.compileDefault();
+    assertThat(next.sha256()).isNotEqualTo(defaults.sha256()).isNotEqualTo(held.sha256());
+    RuleStateStore store = new RuleStateStore(tmp.resolve("state"));
+    RuleProbation probation =
+        new RuleProbation(
+            3,
+            store,
+            RuleProbationTest.CONFIG,
+            () -> defaults,
+            sources -> RuleCompiler.compile("saved", sources, options),
+            metrics::rulesReload,
+            Clock.systemUTC());
+    probation.started(held, null); // trusted
+    // the stuck sync runs past this budget while the next set is handed over
+    Planner planner =
+        new Planner(
+            held, RuleProbationTest.CONFIG, SyncBudget.DEFAULT.withTime(Duration.ofSeconds(3)));
+    stats.set(RuleProbationTest.QUIET);
+    manager =
+        new EvictionManager(
+            planner,
+            stats,
+            () -> pods.get(),
+            recording,
+            x -> true,
+            EventSink.NONE,
+            metrics,
+            Clock.systemUTC(),
+            new EvictionManager.Settings(
+                Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+    manager.setProbation(probation);
+    probation.onSwap(manager::swapRules);
+    manager.start();
+    assertThat(await(() -> syncs("ok") == 1.0)).as("the start sync").isTrue();
+
+    StuckRule.holdOnce();
+    stats.set(RuleProbationTest.PRESSURE);
+    pods.set(
+        List.of(
+            RuleProbationTest.pod("a"), RuleProbationTest.pod("b"), RuleProbationTest.pod("c")));
+    manager.trigger("new pod", true);
+    assertThat(await(() -> StuckRule.inside() == 1)).as("stuck in the trusted set").isTrue();
+    // a reload while the trusted set's sync is stuck: swapped in at the next sync boundary, which
+    // is the replacement thread's report of the stuck sync
+    assertThat(probation.admit(next, rulesDir, null)).isEqualTo(RuleProbation.LOADED);
+    assertThat(planner.abandonedRuleThreads()).as("admitted before the abandonment").isZero();
+
+    assertThat(await(() -> !recording.decisions().isEmpty())).isTrue();
+    assertThat(syncs("failed")).as("the abandoned sync, reported").isEqualTo(1.0);
+    assertThat(manager.rulesSha256()).isEqualTo(next.sha256());
+    // the stuck thread is held against the set it ran, and the new set stays on probation
+    assertThat(store.bad(held.sha256())).isNotNull();
+    assertThat(store.bad(next.sha256())).isNull();
+    assertThat(probation.onProbation()).isTrue();
+    stats.set(RuleProbationTest.QUIET);
+    assertThat(
+            await(
+                () -> {
+                  manager.trigger("test", false);
+                  return !probation.onProbation();
+                }))
+        .as("trusted after clean syncs")
+        .isTrue();
+    assertThat(probation.trusted().sha256()).isEqualTo(next.sha256());
+    assertThat(store.bad(next.sha256())).isNull();
+    assertThat(manager.rulesSha256()).isEqualTo(next.sha256());
+  }
 }
