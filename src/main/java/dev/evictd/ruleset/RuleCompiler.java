@@ -125,16 +125,19 @@ public final class RuleCompiler {
   /** Checks one rule file on its own, as {@link #compileFile} does. */
   public static Checked checkFile(Path file, Options options) {
     List<String> warnings = new ArrayList<>();
+    return check(file.toString(), readFile(file, options, warnings), options, warnings);
+  }
+
+  /** One rule file as a set's only source, its ownership checked as a directory's would be. */
+  private static List<RuleSource> readFile(Path file, Options options, List<String> warnings) {
     RuleSetReader reader = new RuleSetReader(options.ownership(), warnings);
     if (!Files.isRegularFile(file)) {
       throw new RulesException(file + ": not a rule file");
     }
     reader.checkOwnership(file);
-    List<RuleSource> sources =
-        List.of(
-            new RuleSource(
-                file.getFileName().toString(), file.toString(), RuleSetReader.readText(file)));
-    return check(file.toString(), sources, options, warnings);
+    return List.of(
+        new RuleSource(
+            file.getFileName().toString(), file.toString(), RuleSetReader.readText(file)));
   }
 
   /** Checks the packaged default rules, as {@link #compileDefault(Options)} does. */
@@ -189,16 +192,7 @@ public final class RuleCompiler {
   /** Compiles one rule file on its own (no manifest, no defaults). */
   public static RuleSet compileFile(Path file, Options options) {
     List<String> warnings = new ArrayList<>();
-    RuleSetReader reader = new RuleSetReader(options.ownership(), warnings);
-    if (!Files.isRegularFile(file)) {
-      throw new RulesException(file + ": not a rule file");
-    }
-    reader.checkOwnership(file);
-    List<RuleSource> sources =
-        List.of(
-            new RuleSource(
-                file.getFileName().toString(), file.toString(), RuleSetReader.readText(file)));
-    return compile(file.toString(), sources, options, warnings);
+    return compile(file.toString(), readFile(file, options, warnings), options, warnings);
   }
 
   /** Compiles the default rules packaged with evictd. */
