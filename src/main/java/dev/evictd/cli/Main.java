@@ -24,6 +24,12 @@ public final class Main implements Runnable {
    */
   static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
+  static {
+    // picocli looks for Groovy's Closure class when it first makes a command (a class evictd never
+    // has): that miss opened every jar of the class path, one after the other, on the main thread
+    System.setProperty("picocli.disable.closures", "true");
+  }
+
   private static Map<String, Class<?>> subcommands() {
     Map<String, Class<?>> m = new LinkedHashMap<>();
     m.put("test", TestCommand.class);
