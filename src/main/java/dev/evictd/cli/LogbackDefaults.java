@@ -2,11 +2,11 @@ package dev.evictd.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import ch.qos.logback.core.status.NopStatusListener;
 import java.util.Map;
@@ -23,7 +23,7 @@ import java.util.Map;
  */
 @ConfiguratorRank(ConfiguratorRank.CUSTOM_NORMAL_PRIORITY)
 public final class LogbackDefaults extends ContextAwareBase implements Configurator {
-  /** The text line: time with offset, level, logger's simple name, message. */
+  /** The text line: time with offset, level, logger's simple name, message ({@link LogLine}). */
   static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0} - %msg%n";
 
   /** The root logger's level. */
@@ -61,9 +61,12 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
     // logback's own status messages stay quiet, as evictd reports its problems itself
     NopStatusListener quiet = new NopStatusListener();
     context.getStatusManager().add(quiet);
-    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    LogLine layout = new LogLine(java.time.ZoneId.systemDefault());
+    layout.setContext(context);
+    layout.start();
+    LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
     encoder.setContext(context);
-    encoder.setPattern(PATTERN);
+    encoder.setLayout(layout);
     encoder.start();
     ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
     appender.setContext(context);

@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.status.NopStatusListener;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -51,10 +52,9 @@ class LogbackDefaultsTest {
     assertThat(stderr.getName()).isEqualTo("stderr");
     assertThat(stderr.getTarget()).isEqualTo("System.err");
     assertThat(stderr.isStarted()).isTrue();
-    PatternLayoutEncoder encoder = (PatternLayoutEncoder) stderr.getEncoder();
-    // the line of the logback.xml this replaced
-    assertThat(encoder.getPattern())
-        .isEqualTo("%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0} - %msg%n");
+    LayoutWrappingEncoder<ILoggingEvent> encoder =
+        (LayoutWrappingEncoder<ILoggingEvent>) stderr.getEncoder();
+    assertThat(encoder.getLayout()).isInstanceOf(LogLine.class);
     LoggingEvent e =
         new LoggingEvent(
             "x",
@@ -68,6 +68,54 @@ class LogbackDefaultsTest {
         .matches(
             "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) INFO "
                 + " EvictionManager - sync 1\\R");
+  }
+
+  /** logback's own layout of the line the code writes out, in a given zone. */
+  static PatternLayout reference(LoggerContext ctx, String zone) {
+    PatternLayout p = new PatternLayout();
+    p.setContext(ctx);
+    // the line of the logback.xml this replaced, the zone made explicit
+    p.setPattern(LogbackDefaults.PATTERN.replace("SSSXXX}", "SSSXXX, " + zone + "}"));
+    p.start();
+    return p;
+  }
+
+  @Test
+  void theLineIsLogbacksPatternLineToTheCharacter() {
+    assertThat(LogbackDefaults.PATTERN)
+        .isEqualTo("%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0} - %msg%n");
+    LoggerContext ctx = new LoggerContext();
+    Exception cause = new java.io.IOException("disk gone");
+    Exception thrown = new IllegalStateException("boom", cause);
+    thrown.addSuppressed(new RuntimeException("also"));
+    long[] times = {
+      0L, 1_764_633_600_123L, 1_764_633_600_007L, 951_782_400_999L, 4_102_444_799_000L, 86_399_999L
+    };
+    Level[] levels = {Level.TRACE, Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
+    String[] loggers = {"dev.evictd.agent.EvictionManager", "Root", "a.b.", "io.fabric8.X$Y"};
+    int checked = 0;
+    for (String zone : List.of("UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham")) {
+      PatternLayout ref = reference(ctx, zone);
+      LogLine mine = new LogLine(java.time.ZoneId.of(zone));
+      mine.setContext(ctx);
+      mine.start();
+      for (long t : times) {
+        for (int i = 0; i < levels.length; i++) {
+          LoggingEvent e =
+              new LoggingEvent(
+                  "x",
+                  ctx.getLogger(loggers[i % loggers.length]),
+                  levels[i],
+                  "evicted {} of {} ({})",
+                  i % 2 == 0 ? thrown : null,
+                  new Object[] {"default/a", i, "ünïcode"});
+          e.setTimeStamp(t);
+          assertThat(mine.doLayout(e)).isEqualTo(ref.doLayout(e));
+          checked++;
+        }
+      }
+    }
+    assertThat(checked).isEqualTo(4 * 6 * 5);
   }
 
   @Test
