@@ -89,4 +89,28 @@ class AgentJvmFlagsTest {
     assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("20");
     assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("40");
   }
+
+  @Test
+  void theAgentsCompileThresholdAppliesToEvictdsOwnCodeOnly() throws Exception {
+    // without "quiet" the JVM echoes each CompileCommand it parsed: a malformed pattern (or a
+    // global scaling, which cost 8 MiB RSS) would show here
+    String flags = agentFlags();
+    assertThat(flags)
+        .contains("-XX:CompileCommand=quiet")
+        .doesNotContain("-XX:CompileThresholdScaling");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-version");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().remove("JAVA_TOOL_OPTIONS");
+    pb.environment().put("JDK_JAVA_OPTIONS", flags.replace("-XX:CompileCommand=quiet", ""));
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    assertThat(out)
+        .contains(
+            "CompileCommand: CompileThresholdScaling dev/evictd/*.* double"
+                + " CompileThresholdScaling = 0.100000");
+  }
 }
