@@ -40,15 +40,38 @@ final class YamlComposer {
     if (text.isBlank()) {
       throw new ConfigException(file + ": file is empty");
     }
-    LoadSettings settings =
-        LoadSettings.builder()
-            .setLabel(file)
-            .setAllowDuplicateKeys(false)
-            .setAllowRecursiveKeys(false)
-            .setMaxAliasesForCollections(50)
-            .setCodePointLimit(MAX_CODE_POINTS)
-            .setSchema(new CoreSchema())
-            .build();
+    LoadSettings settings = settings(file);
+    List<YamlNode> docs = YamlEvents.build(file, text, settings);
+    return docs != null ? docs : composeAll(file, text, settings);
+  }
+
+  /** What {@link #parseAll} gives through snakeyaml's composer alone: the reference for tests. */
+  static List<YamlNode> parseAllComposed(String file, byte[] bytes) {
+    String text = decode(file, bytes);
+    if (text.isBlank()) {
+      throw new ConfigException(file + ": file is empty");
+    }
+    return composeAll(file, text, settings(file));
+  }
+
+  /** The loader settings: the limits that refuse hostile input (aliases, size) and the schema. */
+  static LoadSettings settings(String file) {
+    return LoadSettings.builder()
+        .setLabel(file)
+        .setAllowDuplicateKeys(false)
+        .setAllowRecursiveKeys(false)
+        .setMaxAliasesForCollections(50)
+        .setCodePointLimit(MAX_CODE_POINTS)
+        .setSchema(new CoreSchema())
+        .build();
+  }
+
+  /**
+   * The reference path: snakeyaml's composer builds its node tree, then each node is converted. It
+   * is what every file the event path hands back (anything but plain YAML, and every error) goes
+   * through, so messages and results are its own.
+   */
+  static List<YamlNode> composeAll(String file, String text, LoadSettings settings) {
     List<YamlNode> docs = new ArrayList<>();
     try {
       for (Node n : new Compose(settings).composeAllFromString(text)) {

@@ -94,6 +94,16 @@ public final class YamlNode {
     return line;
   }
 
+  /** 1-based column of the node's start. */
+  int column() {
+    return column;
+  }
+
+  /** The tag snakeyaml resolved (or was given) for the node. */
+  Tag tag() {
+    return tag;
+  }
+
   /** The node's path from the document root, e.g. {@code steps[2].expect.evicted[0].pod}. */
   public String path() {
     return path.toString();
