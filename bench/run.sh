@@ -46,6 +46,12 @@ docker_flags="$docker_flags -XX:MaxRAM=${limit_mib}m"
 # them on the command line, after JAVA_TOOL_OPTIONS, so they win). The CLI parts run with the image's alone.
 agent_jvm=$(sed -n 's/.*{name: JDK_JAVA_OPTIONS, value: "\(.*\)"}.*/\1/p' docker/daemonset.yaml)
 agent_flags="$docker_flags $agent_jvm"
+# The agent's malloc arenas (the DaemonSet's MALLOC_ARENA_MAX): the agent's parts start their JVMs with it.
+agent_malloc=$(sed -n 's/.*{name: MALLOC_ARENA_MAX, value: "\([0-9]*\)"}.*/\1/p' docker/daemonset.yaml)
+if [ -z "$agent_malloc" ]; then
+  echo "bench: cannot read MALLOC_ARENA_MAX from docker/daemonset.yaml" >&2
+  exit 2
+fi
 # JMH forks: the server compiler (the forks measure steady-state code, not the image's C1-only start-up trade-off),
 # the image's collector, heap room for 5,000 pods.
 jmh_jvm=${BENCH_JMH_JVM:-"-XX:+UseSerialGC -Xms256m -Xmx1g -Xss4m"}
@@ -107,7 +113,7 @@ fi
   echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
   echo "jdk: $(java -version 2>&1 | sed -n 2p)"
   echo "image JVM flags: $docker_flags"
-  echo "agent JVM flags (the image's and the DaemonSet's): $agent_flags"
+  echo "agent JVM flags (the image's and the DaemonSet's): $agent_flags; MALLOC_ARENA_MAX=$agent_malloc"
   echo "JMH fork JVM flags: $jmh_jvm"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "other java/maven processes before:"
@@ -123,7 +129,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 standalone() {
   local javabin=$1 flags=$2 n=$3 suffix=$4 log="$out/footprint-$3$4.log" pid rss_kb heap_kb meta_kb
   # shellcheck disable=SC2086
-  "$javabin" $flags -jar target/evictd.jar run --standalone --pods-file "$out/input/pods-$n.json" \
+  MALLOC_ARENA_MAX=$agent_malloc "$javabin" $flags -jar target/evictd.jar run --standalone --pods-file "$out/input/pods-$n.json" \
     --interval 1s --metrics-address 127.0.0.1:0 > "$log" 2>&1 &
   pid=$!
   started+=("$pid")
@@ -157,7 +163,7 @@ churn() {
   mkdir -p "$out/churn-classes/dev/evictd"
   cp -r target/test-classes/dev/evictd/bench "$out/churn-classes/dev/evictd/"
   # shellcheck disable=SC2086
-  "$javabin" $flags -cp "target/evictd.jar:$out/churn-classes" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) $mode > "$log" 2>&1 &
+  MALLOC_ARENA_MAX=$agent_malloc "$javabin" $flags -cp "target/evictd.jar:$out/churn-classes" dev.evictd.bench.ChurnAgent "$n" 100 $(( (n + 99) / 100 )) $mode > "$log" 2>&1 &
   pid=$!
   started+=("$pid")
   sleep 90
@@ -269,7 +275,7 @@ for part in $parts; do
     for run in "e2d plain 200 100" "e2d-cold plain 60 5" "e2d-pod-cgroups pod-cgroups 60 100"; do
       read -r f mode n warm <<< "$run"
       # shellcheck disable=SC2086
-      java $agent_flags -cp "$cp" dev.evictd.bench.EventToDecision "$out/$f.json" "$mode" "$n" "$warm" \
+      MALLOC_ARENA_MAX=$agent_malloc java $agent_flags -cp "$cp" dev.evictd.bench.EventToDecision "$out/$f.json" "$mode" "$n" "$warm" \
         > /dev/null 2> "$out/$f.log" || failed "$f failed (target/bench/$f.log)"
       echo "  $f: $(cat "$out/$f.json" 2>/dev/null || echo "no figures")"
       grep -E '^(crossing|only) ' "$out/$f.log" | sed 's/^/    /' | head -5 || true
@@ -280,7 +286,7 @@ for part in $parts; do
     # 100 crossings after 20; then the idle CPU far from and near the line, 20 s each
     # shellcheck disable=SC2086
     rm -f "$out/poll.json"
-    java $agent_flags -cp "$cp" dev.evictd.bench.PollToDecision "$out/poll.json" 100 20 20000 > /dev/null 2> "$out/poll.log" \
+    MALLOC_ARENA_MAX=$agent_malloc java $agent_flags -cp "$cp" dev.evictd.bench.PollToDecision "$out/poll.json" 100 20 20000 > /dev/null 2> "$out/poll.log" \
       || failed "poll failed (target/bench/poll.log)"
     echo "  poll: $(cat "$out/poll.json" 2>/dev/null || echo "no figures")"
     ;;

@@ -82,6 +82,21 @@ class AgentJvmFlagsTest {
   }
 
   @Test
+  void theDaemonSetCapsTheAgentsMallocArenasWithAValueGlibcTakes() throws Exception {
+    // glibc reads MALLOC_ARENA_MAX as a decimal count and silently ignores anything else (and 0
+    // means its default), so a typo would quietly undo the cap bench/run.sh measured
+    String value = null;
+    for (YamlNode e : DockerManifestsTest.at(DockerManifestsTest.container(), "env").asList()) {
+      if (DockerManifestsTest.at(e, "name").asText().equals("MALLOC_ARENA_MAX")) {
+        value = DockerManifestsTest.at(e, "value").asText();
+      }
+    }
+    assertThat(value).as("MALLOC_ARENA_MAX in the DaemonSet's env").isNotNull();
+    assertThat(value).matches("[1-9][0-9]*");
+    assertThat(Integer.parseInt(value)).isLessThanOrEqualTo(4);
+  }
+
+  @Test
   void theCliInTheImageKeepsTheImagesOwnFreeRatios() throws Exception {
     // without the DaemonSet's variable (evictd test, rules check in CI): the image's 20-40 % free
     Map<String, String> cli = finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags()));
