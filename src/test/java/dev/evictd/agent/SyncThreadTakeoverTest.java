@@ -72,6 +72,30 @@ class SyncThreadTakeoverTest {
         .orElse(0);
   }
 
+  EvictionManager manager(Planner planner, PodEvictor evictor) {
+    return new EvictionManager(
+        planner,
+        stats,
+        () -> pods.get(),
+        evictor,
+        x -> true,
+        EventSink.NONE,
+        metrics,
+        Clock.systemUTC(),
+        new EvictionManager.Settings(
+            Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+  }
+
+  /** A new pod makes the engine evaluate the held condition, which sticks once, under pressure. */
+  void newPodUnderPressureSticksOnce() {
+    StuckRule.holdOnce();
+    stats.set(RuleProbationTest.PRESSURE);
+    pods.set(
+        List.of(
+            RuleProbationTest.pod("a"), RuleProbationTest.pod("b"), RuleProbationTest.pod("c")));
+    manager.trigger("new pod", true);
+  }
+
   @Test
   void aStuckRuleLosesItsSyncThreadAndANewOneEvictsUnderPressure() throws Exception {
     RuleSet held =
@@ -86,28 +110,11 @@ class SyncThreadTakeoverTest {
           return recording.evict(d);
         };
     stats.set(RuleProbationTest.QUIET);
-    manager =
-        new EvictionManager(
-            planner,
-            stats,
-            () -> pods.get(),
-            evictor,
-            x -> true,
-            EventSink.NONE,
-            metrics,
-            Clock.systemUTC(),
-            new EvictionManager.Settings(
-                Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+    manager = manager(planner, evictor);
     manager.start();
     assertThat(await(() -> syncs("ok") == 1.0)).as("the start sync").isTrue();
 
-    // a new pod makes the engine evaluate the condition, which sticks once, under pressure
-    StuckRule.holdOnce();
-    stats.set(RuleProbationTest.PRESSURE);
-    pods.set(
-        List.of(
-            RuleProbationTest.pod("a"), RuleProbationTest.pod("b"), RuleProbationTest.pod("c")));
-    manager.trigger("new pod", true);
+    newPodUnderPressureSticksOnce();
     assertThat(await(() -> planner.abandonedRuleThreads() == 1)).isTrue();
     Thread stuck = StuckRule.heldBy();
     assertThat(stuck.getName()).startsWith("evictd-sync-");
@@ -158,29 +165,13 @@ class SyncThreadTakeoverTest {
         new Planner(
             held, RuleProbationTest.CONFIG, SyncBudget.DEFAULT.withTime(Duration.ofSeconds(3)));
     stats.set(RuleProbationTest.QUIET);
-    manager =
-        new EvictionManager(
-            planner,
-            stats,
-            () -> pods.get(),
-            recording,
-            x -> true,
-            EventSink.NONE,
-            metrics,
-            Clock.systemUTC(),
-            new EvictionManager.Settings(
-                Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+    manager = manager(planner, recording);
     manager.setProbation(probation);
     probation.onSwap(manager::swapRules);
     manager.start();
     assertThat(await(() -> syncs("ok") == 1.0)).as("the start sync").isTrue();
 
-    StuckRule.holdOnce();
-    stats.set(RuleProbationTest.PRESSURE);
-    pods.set(
-        List.of(
-            RuleProbationTest.pod("a"), RuleProbationTest.pod("b"), RuleProbationTest.pod("c")));
-    manager.trigger("new pod", true);
+    newPodUnderPressureSticksOnce();
     assertThat(await(() -> StuckRule.inside() == 1)).as("stuck in the trusted set").isTrue();
     // a reload while the trusted set's sync is stuck: swapped in at the next sync boundary, which
     // is the replacement thread's report of the stuck sync
