@@ -1,7 +1,9 @@
 package dev.evictd.api;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A decision of the rules to evict one pod.
@@ -35,7 +37,13 @@ public record EvictionDecision(
   }
 
   public EvictionDecision {
-    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+    // in key order: plan -o json, explain and the Evicted event print them the same way every run
+    // (Map.copyOf's order changes from one JVM to the next); Map.copyOf still refuses null keys and
+    // values
+    annotations =
+        annotations == null || annotations.isEmpty()
+            ? Map.of()
+            : Collections.unmodifiableSortedMap(new TreeMap<>(Map.copyOf(annotations)));
     method = method == null ? EvictionMethod.DEFAULT : method;
     rules = rules == null ? List.of() : List.copyOf(rules);
   }
