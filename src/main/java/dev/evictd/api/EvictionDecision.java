@@ -47,4 +47,27 @@ public record EvictionDecision(
     method = method == null ? EvictionMethod.DEFAULT : method;
     rules = rules == null ? List.of() : List.copyOf(rules);
   }
+
+  // Written out as the implicit one prints: that one is linked through ObjectMethods at its first
+  // call, which spins method-handle classes at every start (RecordMethodsTest compares the two).
+  @Override
+  public String toString() {
+    return "EvictionDecision[pod="
+        + pod
+        + ", kind="
+        + kind
+        + ", signal="
+        + signal
+        + ", gracePeriodSeconds="
+        + gracePeriodSeconds
+        + ", message="
+        + message
+        + ", annotations="
+        + annotations
+        + ", method="
+        + method
+        + ", rules="
+        + rules
+        + "]";
+  }
 }

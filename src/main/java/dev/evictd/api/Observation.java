@@ -25,4 +25,19 @@ public record Observation(Signal signal, long available, long capacity, Instant 
   public boolean isNewerThan(Instant last) {
     return time == null || last == null || time.isAfter(last);
   }
+
+  // Written out as the implicit one prints: that one is linked through ObjectMethods at its first
+  // call, which spins method-handle classes at every start (RecordMethodsTest compares the two).
+  @Override
+  public String toString() {
+    return "Observation[signal="
+        + signal
+        + ", available="
+        + available
+        + ", capacity="
+        + capacity
+        + ", time="
+        + time
+        + "]";
+  }
 }

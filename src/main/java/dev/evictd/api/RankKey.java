@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A pod's rank for the signal acted on: a list of named components compared in order, each
@@ -179,5 +180,28 @@ public record RankKey(String uid, Signal signal, int position, List<Component> c
     public RankKey build() {
       return new RankKey(uid, signal, position, components);
     }
+  }
+
+  // equals and hashCode written out as the implicit ones compute them: those are linked through
+  // ObjectMethods at their first call, which spins method-handle classes at every start
+  // (RecordMethodsTest compares the two).
+  @Override
+  public boolean equals(Object other) {
+    return this == other
+        || other instanceof RankKey o
+            && Objects.equals(uid, o.uid)
+            && Objects.equals(signal, o.signal)
+            && position == o.position
+            && Objects.equals(components, o.components);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = 0;
+    h = 31 * h + Objects.hashCode(uid);
+    h = 31 * h + Objects.hashCode(signal);
+    h = 31 * h + Integer.hashCode(position);
+    h = 31 * h + Objects.hashCode(components);
+    return h;
   }
 }

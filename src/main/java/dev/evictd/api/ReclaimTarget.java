@@ -19,4 +19,17 @@ public record ReclaimTarget(Threshold threshold, Quantity quantity, Quantity ava
   public String resource() {
     return threshold.signal().resource();
   }
+
+  // Written out as the implicit one prints: that one is linked through ObjectMethods at its first
+  // call, which spins method-handle classes at every start (RecordMethodsTest compares the two).
+  @Override
+  public String toString() {
+    return "ReclaimTarget[threshold="
+        + threshold
+        + ", quantity="
+        + quantity
+        + ", available="
+        + available
+        + "]";
+  }
 }

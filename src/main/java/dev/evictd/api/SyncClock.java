@@ -23,4 +23,11 @@ public record SyncClock(long seq, Instant now) {
   public boolean within(Instant since, Duration period) {
     return since(since).compareTo(period) < 0;
   }
+
+  // Written out as the implicit one prints: that one is linked through ObjectMethods at its first
+  // call, which spins method-handle classes at every start (RecordMethodsTest compares the two).
+  @Override
+  public String toString() {
+    return "SyncClock[seq=" + seq + ", now=" + now + "]";
+  }
 }

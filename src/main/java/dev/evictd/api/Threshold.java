@@ -1,6 +1,7 @@
 package dev.evictd.api;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * One eviction threshold of the node's configuration. Thresholds are facts of the planner's session
@@ -70,5 +71,36 @@ public record Threshold(
   @Override
   public String toString() {
     return id + "<" + value;
+  }
+
+  // equals and hashCode written out as the implicit ones compute them: those are linked through
+  // ObjectMethods at their first call, which spins method-handle classes at every start
+  // (RecordMethodsTest compares the two).
+  @Override
+  public boolean equals(Object other) {
+    return this == other
+        || other instanceof Threshold o
+            && Objects.equals(id, o.id)
+            && Objects.equals(signal, o.signal)
+            && Objects.equals(value, o.value)
+            && Objects.equals(gracePeriod, o.gracePeriod)
+            && Objects.equals(minReclaim, o.minReclaim)
+            && order == o.order
+            && Objects.equals(origin, o.origin)
+            && derivedAfterFirstSync == o.derivedAfterFirstSync;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = 0;
+    h = 31 * h + Objects.hashCode(id);
+    h = 31 * h + Objects.hashCode(signal);
+    h = 31 * h + Objects.hashCode(value);
+    h = 31 * h + Objects.hashCode(gracePeriod);
+    h = 31 * h + Objects.hashCode(minReclaim);
+    h = 31 * h + Integer.hashCode(order);
+    h = 31 * h + Objects.hashCode(origin);
+    h = 31 * h + Boolean.hashCode(derivedAfterFirstSync);
+    return h;
   }
 }

@@ -1,5 +1,7 @@
 package dev.evictd.api;
 
+import java.util.Objects;
+
 /**
  * A threshold or minimum-reclaim amount: either a quantity or a fraction of capacity (the kubelet's
  * float32 percentage / 100). Exactly one of the two is used: the quantity when present.
@@ -47,5 +49,26 @@ public record ThresholdValue(Quantity quantity, float percentage, String text) {
   @Override
   public String toString() {
     return text;
+  }
+
+  // equals and hashCode written out as the implicit ones compute them: those are linked through
+  // ObjectMethods at their first call, which spins method-handle classes at every start
+  // (RecordMethodsTest compares the two).
+  @Override
+  public boolean equals(Object other) {
+    return this == other
+        || other instanceof ThresholdValue o
+            && Objects.equals(quantity, o.quantity)
+            && Float.compare(percentage, o.percentage) == 0
+            && Objects.equals(text, o.text);
+  }
+
+  @Override
+  public int hashCode() {
+    int h = 0;
+    h = 31 * h + Objects.hashCode(quantity);
+    h = 31 * h + Float.hashCode(percentage);
+    h = 31 * h + Objects.hashCode(text);
+    return h;
   }
 }

@@ -74,7 +74,8 @@ public final class Main implements Runnable {
   /** Runs the command line with the given output streams; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     if (args.length > 0 && PARSE_PODS.contains(args[0])) {
-      Thread prepare = new Thread(Main::prepareParsing, "evictd-prepare");
+      boolean plan = args[0].equals("plan");
+      Thread prepare = new Thread(() -> prepareParsing(plan), "evictd-prepare");
       prepare.setDaemon(true);
       prepare.start();
     }
@@ -124,9 +125,13 @@ public final class Main implements Runnable {
    * Builds the pod parser while picocli reads the command line and the command loads its rules:
    * with two cores, most of what parsing the first pods file costs.
    */
-  private static void prepareParsing() {
+  private static void prepareParsing(boolean plan) {
     try {
-      FixtureLoader.prepare();
+      if (plan) {
+        FixtureLoader.preparePods(); // its summary is a file, most often plain JSON
+      } else {
+        FixtureLoader.prepare();
+      }
     } catch (RuntimeException | LinkageError e) {
       // nothing is lost: the command's own parse builds the same again and reports what fails
     }

@@ -1,10 +1,12 @@
 package dev.evictd.cli;
 
 import dev.evictd.engine.RuleSet;
+import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.RuleCompiler;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -133,8 +135,13 @@ final class RulesOption extends RuleLoadOptions {
    */
   private RuleSet load(Path dir, RuleCompiler.Options options) {
     String sha;
+    List<RuleSource> defaults = null;
     try {
-      sha = RuleCompiler.sha256(dir == null ? RuleCompiler.readDefault() : RuleCompiler.read(dir));
+      if (dir == null) {
+        // read once: each read of the packaged rules opens evictd's jar as a zip file system
+        defaults = RuleCompiler.readDefault();
+      }
+      sha = RuleCompiler.sha256(dir == null ? defaults : RuleCompiler.read(dir));
     } catch (RuntimeException e) {
       return compile(dir, options); // its own error, as the compiler reports it
     }
@@ -142,7 +149,10 @@ final class RulesOption extends RuleLoadOptions {
     CompletableFuture<RuleSet> first = bySha.putIfAbsent(sha, mine);
     if (first == null) {
       try {
-        RuleSet rs = compile(dir, options);
+        RuleSet rs =
+            defaults != null
+                ? RuleCompiler.compile("default", defaults, options)
+                : compile(dir, options);
         mine.complete(rs);
         return rs;
       } catch (RuntimeException | Error e) {
