@@ -56,14 +56,24 @@ final class YamlEvents {
 
   /** Every document of {@code text}, or null when the composer must parse it instead. */
   static List<YamlNode> build(String file, String text, LoadSettings settings) {
+    return build(file, text, settings, null);
+  }
+
+  /**
+   * As {@link #build(String, String, LoadSettings)}, offering each mapping item of a list under
+   * {@code binder}'s key (null: none) to it as soon as the item is complete.
+   */
+  static List<YamlNode> build(
+      String file, String text, LoadSettings settings, YamlNode.ItemBinder binder) {
     try {
-      return events(file, text, settings);
+      return events(file, text, settings, binder);
     } catch (YamlEngineException | IllegalStateException e) {
       return null; // the composer reports it (or whatever it throws), with its own message
     }
   }
 
-  private static List<YamlNode> events(String file, String text, LoadSettings settings) {
+  private static List<YamlNode> events(
+      String file, String text, LoadSettings settings, YamlNode.ItemBinder binder) {
     ScalarResolver resolver = settings.getSchema().getScalarResolver();
     List<YamlNode> docs = new ArrayList<>();
     Frame top = null;
@@ -140,6 +150,18 @@ final class YamlEvents {
                   null,
                   f.tag);
           top = f.parent;
+          if (binder != null
+              && f.map != null
+              && top != null
+              && top.seq != null
+              && top.parent != null
+              && top.parent.map != null
+              && binder.listKey().equals(top.parent.key)) {
+            Object bound = binder.bind(n);
+            if (bound != null) {
+              n = n.boundTo(bound); // its entries are garbage from here on
+            }
+          }
           if (top == null) {
             docs.add(n);
           } else {
