@@ -36,12 +36,20 @@ final class YamlComposer {
 
   /** Decodes {@code bytes} as strict UTF-8 and composes every YAML document in it. */
   static List<YamlNode> parseAll(String file, byte[] bytes) {
+    return parseAll(file, bytes, null);
+  }
+
+  /**
+   * As {@link #parseAll(String, byte[])}, offering list items to {@code binder} on the event path
+   * (the composer's path, for what the event path hands back, binds nothing).
+   */
+  static List<YamlNode> parseAll(String file, byte[] bytes, YamlNode.ItemBinder binder) {
     String text = decode(file, bytes);
     if (text.isBlank()) {
       throw new ConfigException(file + ": file is empty");
     }
     LoadSettings settings = settings(file);
-    List<YamlNode> docs = YamlEvents.build(file, text, settings);
+    List<YamlNode> docs = YamlEvents.build(file, text, settings, binder);
     return docs != null ? docs : composeAll(file, text, settings);
   }
 

@@ -1,6 +1,7 @@
 package dev.evictd.config;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,18 @@ import org.snakeyaml.engine.v2.resolver.ScalarResolver;
 final class YamlEvents {
   private static final int MAX_DEPTH = 200;
 
+  /**
+   * Scalars at most this long are resolved once per distinct text and kept as one string per parse
+   * (a 5,000-pod fixture repeats its keys and most of its values thousands of times).
+   */
+  private static final int SHORT = 64;
+
+  /** At most this many distinct short scalars are remembered per parse (hostile input). */
+  private static final int MAX_REMEMBERED = 1 << 16;
+
+  /** A plain scalar's text, one copy of it, and the tag it resolves to. */
+  private record Resolved(String text, Tag tag) {}
+
   private YamlEvents() {}
 
   /** An open mapping or sequence. */
@@ -48,7 +61,8 @@ final class YamlEvents {
       this.line = line;
       this.column = column;
       this.depth = depth;
-      this.map = isMap ? new LinkedHashMap<>() : null;
+      // most mappings of a fixture have one to three keys: a table of 4 instead of 16 to start
+      this.map = isMap ? new LinkedHashMap<>(4) : null;
       this.seq = isMap ? null : new ArrayList<>();
       this.tag = tag;
     }
@@ -56,16 +70,29 @@ final class YamlEvents {
 
   /** Every document of {@code text}, or null when the composer must parse it instead. */
   static List<YamlNode> build(String file, String text, LoadSettings settings) {
+    return build(file, text, settings, null);
+  }
+
+  /**
+   * As {@link #build(String, String, LoadSettings)}, offering each mapping item of a list under
+   * {@code binder}'s key (null: none) to it as soon as the item is complete.
+   */
+  static List<YamlNode> build(
+      String file, String text, LoadSettings settings, YamlNode.ItemBinder binder) {
     try {
-      return events(file, text, settings);
+      return events(file, text, settings, binder);
     } catch (YamlEngineException | IllegalStateException e) {
       return null; // the composer reports it (or whatever it throws), with its own message
     }
   }
 
-  private static List<YamlNode> events(String file, String text, LoadSettings settings) {
+  private static List<YamlNode> events(
+      String file, String text, LoadSettings settings, YamlNode.ItemBinder binder) {
     ScalarResolver resolver = settings.getSchema().getScalarResolver();
     List<YamlNode> docs = new ArrayList<>();
+    // resolution depends only on the text and whether it is plain (the composer's rule below)
+    Map<String, Resolved> tags = new HashMap<>();
+    Map<String, Resolved> quoted = new HashMap<>();
     Frame top = null;
     for (Event e : new Parse(settings).parseString(text)) {
       switch (e.getEventId()) {
@@ -74,12 +101,24 @@ final class YamlEvents {
           if (s.getTag().isPresent() && !"!".equals(s.getTag().get())) {
             return null; // an explicit tag
           }
-          Tag tag = resolver.resolve(s.getValue(), s.getImplicit().canOmitTagInPlainScalar());
+          String value = s.getValue();
+          boolean plain = s.getImplicit().canOmitTagInPlainScalar();
+          Tag tag;
+          Resolved known = value.length() <= SHORT ? (plain ? tags : quoted).get(value) : null;
+          if (known != null) {
+            value = known.text();
+            tag = known.tag();
+          } else {
+            tag = resolver.resolve(value, plain);
+            if (value.length() <= SHORT && tags.size() + quoted.size() < MAX_REMEMBERED) {
+              (plain ? tags : quoted).put(value, new Resolved(value, tag));
+            }
+          }
           if (top != null && top.map != null && top.key == null) {
-            if (Tag.MERGE.equals(tag) || top.map.containsKey(s.getValue())) {
+            if (Tag.MERGE.equals(tag) || top.map.containsKey(value)) {
               return null; // a merge key, or a duplicate key the composer's path refuses
             }
-            top.key = s.getValue();
+            top.key = value;
             continue;
           }
           YamlPath path = childPath(top);
@@ -93,15 +132,7 @@ final class YamlEvents {
                   ? new YamlNode(
                       file, path, line(m), column(m), YamlNode.Kind.NULL, null, null, null, tag)
                   : new YamlNode(
-                      file,
-                      path,
-                      line(m),
-                      column(m),
-                      YamlNode.Kind.SCALAR,
-                      null,
-                      null,
-                      s.getValue(),
-                      tag);
+                      file, path, line(m), column(m), YamlNode.Kind.SCALAR, null, null, value, tag);
           if (top == null) {
             docs.add(n);
           } else {
@@ -140,6 +171,18 @@ final class YamlEvents {
                   null,
                   f.tag);
           top = f.parent;
+          if (binder != null
+              && f.map != null
+              && top != null
+              && top.seq != null
+              && top.parent != null
+              && top.parent.map != null
+              && binder.listKey().equals(top.parent.key)) {
+            Object bound = binder.bind(n);
+            if (bound != null) {
+              n = n.boundTo(bound); // its entries are garbage from here on
+            }
+          }
           if (top == null) {
             docs.add(n);
           } else {

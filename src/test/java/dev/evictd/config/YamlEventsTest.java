@@ -80,6 +80,9 @@ class YamlEventsTest {
         "{\"json\": [1, -2, 3.0e10, \"s\", false, null, {\"n\": {}}]}",
         "a: !  tagged-non-specific\n",
         "big: 123456789012345678901234567890\nneg: -0\nunder: 1_000\n",
+        // one text plain, quoted and as a key: each resolved as the composer resolves it
+        "[1, '1', \"1\", 1, true, 'true', true, null, 'null', ~, x, 'x']\n",
+        "{1: 1, '2': 2, true: '1', x: 1, 'y': x}\n",
       })
   void plainYamlTakesTheEventPathWithTheSameNodes(String yaml) {
     byte[] bytes = yaml.getBytes(StandardCharsets.UTF_8);
@@ -127,6 +130,21 @@ class YamlEventsTest {
       })
   void everythingElseIsTheComposers(String yaml) {
     assertLikeComposer(yaml);
+  }
+
+  /** More distinct short scalars than the event path remembers: the rest resolved one by one. */
+  @Test
+  void moreDistinctScalarsThanRememberedAreTheComposers() {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < 22_000; i++) { // 66,000 distinct
+      sb.append("- [").append(i).append(", '").append(i).append("', x").append(i).append("]\n");
+    }
+    sb.append("- [1, '1', x1, 21999, '21999', x21999, 22000, '22000']\n");
+    String yaml = sb.toString();
+    List<YamlNode> events = YamlEvents.build("f.yaml", yaml, YamlComposer.settings("f.yaml"));
+    assertThat(events).isNotNull();
+    assertSame(
+        YamlComposer.parseAllComposed("f.yaml", yaml.getBytes(StandardCharsets.UTF_8)), events);
   }
 
   @Test
