@@ -23,7 +23,9 @@ import java.util.Map;
  * @param volumeUsedBytes used bytes per volume name (volumes that report them)
  * @param containers per-container usage, in the order the statistics list them
  * @param raw the pod's statistics as the summary reported them
- * @param totals the same sums, exact
+ * @param totals the same sums, exact; null when each fits in its long field ({@link #totals()} then
+ *     makes them from those: most pods' sums do, and a pod's statistics fact lives as long as the
+ *     pod)
  */
 public record PodStats(
     String uid,
@@ -69,6 +71,20 @@ public record PodStats(
       }
       return sum;
     }
+  }
+
+  /** The exact sums: as given, or made from the long fields when none was given. */
+  public Totals totals() {
+    if (totals != null) {
+      return totals;
+    }
+    return new Totals(
+        BigInteger.valueOf(rootfsBytes),
+        BigInteger.valueOf(rootfsInodes),
+        BigInteger.valueOf(logsBytes),
+        BigInteger.valueOf(logsInodes),
+        BigInteger.valueOf(localVolumeBytes),
+        BigInteger.valueOf(localVolumeInodes));
   }
 
   /**

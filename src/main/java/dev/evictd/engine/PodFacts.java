@@ -349,7 +349,10 @@ public final class PodFacts {
         volumeUsed.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(volumeUsed),
         List.copyOf(containers),
         s,
-        new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
+        // exact sums kept only when one is past a long: the fact makes them from the longs
+        sums.exact()
+            ? null
+            : new PodStats.Totals(rootfs, rootfsInodes, logs, logsInodes, volBytes, volInodes));
   }
 
   /**
@@ -405,6 +408,11 @@ public final class PodFacts {
       } else {
         small[slot] = r;
       }
+    }
+
+    /** Whether every sum fits in a long (none went on as a BigInteger). */
+    boolean exact() {
+      return big == null;
     }
 
     BigInteger value(int slot) {

@@ -67,6 +67,10 @@ class PodCompactionTest {
     assertThat(PodFacts.visibleToRules(stored)).isSameAs(stored);
     assertThat(PodFacts.of(stored, 0).pod()).isSameAs(stored);
     assertThat(PodFacts.of(stored, 0).labels()).isSameAs(stored.getMetadata().getLabels());
+    // its small maps in one array each (FrozenMap), its larger ones behind an unmodifiable view
+    assertThat(stored.getMetadata().getLabels()).isInstanceOf(FrozenMap.class);
+    assertThat(stored.getSpec().getContainers().get(0).getResources().getRequests())
+        .isInstanceOf(FrozenMap.class);
     // nothing in it can be changed through a getter
     assertThatThrownBy(() -> stored.getMetadata().getLabels().put("app", "x"))
         .isInstanceOf(UnsupportedOperationException.class);

@@ -73,4 +73,37 @@ class PodFactsTest {
     assertThat(s.totals().logsBytes()).isEqualTo(BigInteger.valueOf(15));
     assertThat(s.logsInodes()).isEqualTo(9);
   }
+
+  @Test
+  void statisticsSumsWithinALongAreMadeFromTheLongFieldsAndReadTheSame() {
+    PodFact fact = PodFacts.of(PodsWithSecrets.pod("apps", "web", "node-1"), 0);
+    Summary.FsStats rootfs = new Summary.FsStats(null, null, null, 3_000_000_000L, null, null, 40L);
+    Summary.FsStats logs = new Summary.FsStats(null, null, null, 1_000_000L, null, null, 2L);
+    PodStats s =
+        PodFacts.stats(
+            fact,
+            new Summary.PodStats(
+                new Summary.PodReference("web", "apps", fact.uid()),
+                List.of(
+                    new Summary.ContainerStats("a", null, rootfs, logs),
+                    new Summary.ContainerStats("b", null, rootfs, logs)),
+                null,
+                null,
+                null,
+                null));
+    // no exact copy kept: the fact makes it from its long fields, equal each time
+    assertThat(s)
+        .extracting(PodStats::totals)
+        .isEqualTo(
+            new PodStats.Totals(
+                BigInteger.valueOf(6_000_000_000L),
+                BigInteger.valueOf(80),
+                BigInteger.valueOf(2_000_000L),
+                BigInteger.valueOf(4),
+                BigInteger.ZERO,
+                BigInteger.ZERO));
+    assertThat(s.totals().usage(true, true, true, false))
+        .isEqualTo(BigInteger.valueOf(6_002_000_000L));
+    assertThat(s.rootfsBytes()).isEqualTo(6_000_000_000L);
+  }
 }
