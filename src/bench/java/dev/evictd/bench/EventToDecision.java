@@ -299,8 +299,13 @@ public final class EventToDecision {
     LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     LinkedBlockingQueue<Sync> syncs = new LinkedBlockingQueue<>();
     long[] statsTimes = new long[2];
+    com.sun.management.ThreadMXBean threadBean =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    // the sync thread's allocated bytes at its statistics read: a sync's allocation starts there
+    long[] allocatedBefore = new long[1];
     StatsProvider timed =
         () -> {
+          allocatedBefore[0] = threadBean.getCurrentThreadAllocatedBytes();
           statsTimes[0] = System.nanoTime();
           Summary s = host.summary();
           statsTimes[1] = System.nanoTime();
@@ -339,9 +344,6 @@ public final class EventToDecision {
             "memcg notifier not available: " + notifier.unavailableReason());
       }
       // the sync thread's own figures, read on it after each sync (outside the timed window)
-      com.sun.management.ThreadMXBean threadBean =
-          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-      long[] allocatedBefore = new long[1];
       Path[] syncTask = new Path[1];
       long[] syncThreadId = new long[1];
       long ddPid = dd.pid();
@@ -376,7 +378,6 @@ public final class EventToDecision {
                     Sched.read(syncTask[0].resolve("schedstat")).withRun(cpu),
                     allocated - allocatedBefore[0],
                     decided && THREADS ? threads(ddPid) : Map.of()));
-            allocatedBefore[0] = threadBean.getCurrentThreadAllocatedBytes();
           });
       manager.start();
       Sync first = syncs.poll(30, TimeUnit.SECONDS);
@@ -409,6 +410,8 @@ public final class EventToDecision {
       List<Long> offCpuWithoutGc = new ArrayList<>();
       int preempted = 0;
       int writeInFlight = 0;
+      long collectionsAtStart = 0; // of the measured crossings: what collections cost in all
+
       List<Long> allocated = new ArrayList<>();
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
@@ -416,6 +419,9 @@ public final class EventToDecision {
         quiesce(events, syncs);
         events.clear();
         syncs.clear();
+        if (i == 0) {
+          collectionsAtStart = collections();
+        }
         Sched syncBefore =
             syncTask[0] == null
                 ? Sched.NONE
@@ -573,7 +579,7 @@ public final class EventToDecision {
                   + "\"sync_cpu_p50_ms\": %s, \"sync_cpu_p99_ms\": %s, "
                   + "\"sync_off_cpu_p50_ms\": %s, \"sync_off_cpu_p99_ms\": %s, "
                   + "\"sync_off_cpu_p99_without_gc_ms\": %s, \"crossings_preempted\": %d, "
-                  + "\"crossings_write_in_flight\": %d, "
+                  + "\"crossings_write_in_flight\": %d, \"collections\": %d, "
                   + "\"pressure_sync_allocated_kib_p50\": %s, \"pressure_sync_allocated_kib_max\": %s, "
                   + "\"victims\": \"%s\"}%n",
               PODS,
@@ -605,6 +611,7 @@ public final class EventToDecision {
               ms(offCpuWithoutGc, 99),
               preempted,
               writeInFlight,
+              collections() - collectionsAtStart,
               kib(allocated, 50),
               kib(allocated, 100),
               victims);
