@@ -79,6 +79,14 @@ public final class EventToDecision {
   private static final boolean THREADS = Boolean.getBoolean("e2d.threads");
 
   /**
+   * How the 4 MiB are charged ({@code -De2d.feed=pipe|zero}): {@code pipe} (as always) this JVM
+   * writes them to the dd's stdin, so the harness's writer thread and the dd both run in a
+   * crossing; {@code zero} the dd reads them from {@code /dev/zero}, the load a workload alone
+   * makes.
+   */
+  private static final String FEED = System.getProperty("e2d.feed", "pipe");
+
+  /**
    * Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB
    * above the baseline).
    */
@@ -268,16 +276,35 @@ public final class EventToDecision {
     HostStatsProvider host = new HostStatsProvider(paths, "node", clock);
 
     Path file = cg.tmpfsFile("e2d");
+    // pipe: this JVM writes the bytes to a dd's stdin; zero: a dd started in the cgroup for each
+    // charge copies them from /dev/zero (the same 64 KiB writes), and no thread of this JVM is busy
+    // meanwhile
+    boolean fromZero = FEED.equals("zero");
     Process dd =
         cg.startIn(
             heavyCgroup,
-            "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none",
+            fromZero
+                ? "while read n; do dd if=/dev/zero of=\"$2\" bs=64k count=$((n / 65536))"
+                    + " oflag=append conv=notrunc status=none || exit 1; done"
+                : "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none",
             file.toString());
     OutputStream in = dd.getOutputStream();
     byte[] chunk = new byte[(int) CHUNK];
     Arrays.fill(chunk, (byte) 7);
-    in.write(chunk, 0, 64 << 10);
-    in.flush();
+    java.util.function.IntConsumer charge =
+        n -> {
+          try {
+            if (fromZero) {
+              in.write((n + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            } else {
+              in.write(chunk, 0, n);
+            }
+            in.flush();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    charge.accept(64 << 10);
     TestCgroup.awaitSize(file, 64 << 10);
     TestCgroup.truncate(file);
     Thread.sleep(200);
@@ -429,8 +456,7 @@ public final class EventToDecision {
                     .withRun(threadBean.getThreadCpuTime(syncThreadId[0]));
         Map<String, Sched> threadsBefore = THREADS ? threads(ddPid) : Map.of();
         long t0 = System.nanoTime();
-        in.write(chunk);
-        in.flush();
+        charge.accept((int) CHUNK);
         long written = System.nanoTime();
         Sync decided = null;
         List<Sync> seen = new ArrayList<>();
@@ -443,6 +469,10 @@ public final class EventToDecision {
               decided = s;
             }
           }
+        }
+        TestCgroup.awaitSize(file, CHUNK);
+        if (fromZero) {
+          written = System.nanoTime(); // the dd is done (within the 1 ms the wait polls at)
         }
         // The first kernel event after the write: the event that triggers the sync, which is what
         // is timed. The notifier labels an event by the usage it reads right after it; one
@@ -527,7 +557,6 @@ public final class EventToDecision {
           plan.add(decided.nanos() - decided.statsEnd());
           victims.merge(decided.victim(), 1, Integer::sum);
         }
-        TestCgroup.awaitSize(file, CHUNK);
         // Back below the line. The kernel checks thresholds only every so many page events (per
         // CPU): after the
         // truncate it may not signal the way down at once, and then not the next way up either.
@@ -547,8 +576,7 @@ public final class EventToDecision {
           if (down) {
             break;
           }
-          in.write(chunk, 0, (int) PRIME);
-          in.flush();
+          charge.accept((int) PRIME);
           TestCgroup.awaitSize(file, PRIME);
           TestCgroup.truncate(file);
           primes++;
