@@ -360,10 +360,10 @@ public final class EventToDecision {
                 threshold,
                 Cgroups.detect(root, "kubepods"),
                 (MemcgThresholdCrossed e) -> {
-                  long at = System.nanoTime();
+                  // queued before the manager hears of it: the deciding sync never comes first
                   long gcs = collections();
+                  events.add(new Event(System.nanoTime(), e.direction(), gcs));
                   manager.event(e, "memcg", e.direction() == Direction.UP);
-                  events.add(new Event(at, e.direction(), gcs));
                 },
                 clock)) {
       if (!notifier.available()) {
