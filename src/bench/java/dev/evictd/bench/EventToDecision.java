@@ -25,6 +25,7 @@ import dev.evictd.testing.TestCgroup;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -57,6 +58,13 @@ import java.util.stream.Stream;
  * decided an eviction (the manager's sync listener, called before the decision is carried out); the
  * same from the write that drives the crossing (an upper bound including the kernel); and, of that
  * sync, the statistics read and the planner. Downward crossings trigger a sync too (not counted).
+ *
+ * <p>And, for what a loaded machine does to these: per crossing (a {@code probe} line in the log)
+ * the sync thread's CPU time in it and its time off the CPU (event → decision less that CPU time:
+ * waiting for a CPU after the wake-up or a preemption, or held at a collection's safepoint),
+ * whether it was preempted, the bytes the deciding sync allocated, whether a collection fell
+ * between the event and the decision, and whether this harness's write of the 4 MiB was still in
+ * flight at the event (its writer thread and the dd then compete with the sync for the CPUs).
  * Writes {@code args[0]} (JSON). Root and the cgroup v1 memory controller are needed; every cgroup,
  * process and file is removed at the end, also on failure.
  */
@@ -65,15 +73,137 @@ public final class EventToDecision {
   private static final long CHUNK = 4L << 20;
 
   /**
+   * With {@code -De2d.threads=true}: every thread's CPU time in each crossing in the log (reading
+   * them allocates some 100 KB per crossing, outside the timed window).
+   */
+  private static final boolean THREADS = Boolean.getBoolean("e2d.threads");
+
+  /**
+   * How the 4 MiB are charged ({@code -De2d.feed=pipe|zero}): {@code pipe} (as always) this JVM
+   * writes them to the dd's stdin, so the harness's writer thread and the dd both run in a
+   * crossing; {@code zero} the dd reads them from {@code /dev/zero}, the load a workload alone
+   * makes.
+   */
+  private static final String FEED = System.getProperty("e2d.feed", "pipe");
+
+  /**
    * Charged and freed after a crossing back down until the kernel signals it (the line is 2 MiB
    * above the baseline).
    */
   private static final long PRIME = 1L << 20;
 
-  private record Event(long nanos, Direction direction) {}
+  /** A kernel event as delivered, with the collections (young and full) so far. */
+  private record Event(long nanos, Direction direction, long gcs) {}
 
+  /**
+   * A sync as its listener saw it: when it ended, its statistics read, its decision, and (taken
+   * after its end, outside the timed window) the collections so far, the sync thread's scheduler
+   * figures ({@link Sched}), the bytes that thread allocated in the sync, and a snapshot of every
+   * other thread of this process and of the dd for a deciding sync.
+   */
   private record Sync(
-      long nanos, long statsStart, long statsEnd, String victim, boolean failed, String observed) {}
+      long nanos,
+      long statsStart,
+      long statsEnd,
+      String victim,
+      boolean failed,
+      EvictionPlan plan,
+      long gcs,
+      Sched sched,
+      long allocated,
+      Map<String, Sched> threads) {
+    /** What the sync observed of memory.available, for a missed crossing's message. */
+    String observed() {
+      return plan.observations().stream()
+          .filter(o -> o.signal() == Signal.MEMORY_AVAILABLE)
+          .findFirst()
+          .map(
+              o ->
+                  "available "
+                      + o.available()
+                      + " time "
+                      + o.time()
+                      + " conditions "
+                      + plan.conditions()
+                      + " signal "
+                      + plan.signal()
+                      + " thresholds "
+                      + plan.thresholds()
+                      + " warnings "
+                      + plan.warnings())
+          .orElse("-");
+    }
+
+    @Override
+    public String toString() {
+      return "Sync[nanos="
+          + nanos
+          + ", victim="
+          + victim
+          + ", failed="
+          + failed
+          + ", "
+          + observed()
+          + "]";
+    }
+  }
+
+  /**
+   * A thread's scheduler figures: nanoseconds on a CPU (its CPU-time clock: schedstat's lags by up
+   * to a tick on a running thread), the run-queue delay and time slices of {@code schedstat} (the
+   * delay also counts time this kernel keeps a sleeping thread queued, so it is shown, not used),
+   * and how often it was preempted ({@code nonvoluntary_ctxt_switches} of {@code status}).
+   */
+  private record Sched(long run, long queued, long slices, long preempted) {
+    static final Sched NONE = new Sched(0, 0, 0, 0);
+
+    static Sched read(Path schedstat) {
+      try {
+        String[] f = Files.readString(schedstat).trim().split(" ");
+        long preempted = 0;
+        for (String line : Files.readAllLines(schedstat.resolveSibling("status"))) {
+          if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+            preempted = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+          }
+        }
+        return new Sched(
+            Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), preempted);
+      } catch (IOException | RuntimeException e) {
+        return NONE; // the thread ended
+      }
+    }
+
+    Sched withRun(long cpuNanos) {
+      return new Sched(cpuNanos, queued, slices, preempted);
+    }
+
+    Sched minus(Sched o) {
+      return new Sched(run - o.run, queued - o.queued, slices - o.slices, preempted - o.preempted);
+    }
+  }
+
+  /**
+   * Every thread of this JVM by name (with its id, names repeat) and the dd, for the per-crossing
+   * account of what else ran in a crossing.
+   */
+  private static Map<String, Sched> threads(long ddPid) {
+    Map<String, Sched> m = new LinkedHashMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path t : tasks.toList()) {
+        String comm;
+        try {
+          comm = Files.readString(t.resolve("comm")).trim();
+        } catch (IOException e) {
+          continue;
+        }
+        m.put(comm + "#" + t.getFileName(), Sched.read(t.resolve("schedstat")));
+      }
+    } catch (IOException e) {
+      // no account for this crossing
+    }
+    m.put("dd", Sched.read(Path.of("/proc/" + ddPid + "/schedstat")));
+    return m;
+  }
 
   private EventToDecision() {}
 
@@ -146,16 +276,35 @@ public final class EventToDecision {
     HostStatsProvider host = new HostStatsProvider(paths, "node", clock);
 
     Path file = cg.tmpfsFile("e2d");
+    // pipe: this JVM writes the bytes to a dd's stdin; zero: a dd started in the cgroup for each
+    // charge copies them from /dev/zero (the same 64 KiB writes), and no thread of this JVM is busy
+    // meanwhile
+    boolean fromZero = FEED.equals("zero");
     Process dd =
         cg.startIn(
             heavyCgroup,
-            "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none",
+            fromZero
+                ? "while read n; do dd if=/dev/zero of=\"$2\" bs=64k count=$((n / 65536))"
+                    + " oflag=append conv=notrunc status=none || exit 1; done"
+                : "exec dd of=\"$2\" bs=64k oflag=append conv=notrunc status=none",
             file.toString());
     OutputStream in = dd.getOutputStream();
     byte[] chunk = new byte[(int) CHUNK];
     Arrays.fill(chunk, (byte) 7);
-    in.write(chunk, 0, 64 << 10);
-    in.flush();
+    java.util.function.IntConsumer charge =
+        n -> {
+          try {
+            if (fromZero) {
+              in.write((n + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            } else {
+              in.write(chunk, 0, n);
+            }
+            in.flush();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        };
+    charge.accept(64 << 10);
     TestCgroup.awaitSize(file, 64 << 10);
     TestCgroup.truncate(file);
     Thread.sleep(200);
@@ -177,8 +326,13 @@ public final class EventToDecision {
     LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     LinkedBlockingQueue<Sync> syncs = new LinkedBlockingQueue<>();
     long[] statsTimes = new long[2];
+    com.sun.management.ThreadMXBean threadBean =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    // the sync thread's allocated bytes at its statistics read: a sync's allocation starts there
+    long[] allocatedBefore = new long[1];
     StatsProvider timed =
         () -> {
+          allocatedBefore[0] = threadBean.getCurrentThreadAllocatedBytes();
           statsTimes[0] = System.nanoTime();
           Summary s = host.summary();
           statsTimes[1] = System.nanoTime();
@@ -206,7 +360,9 @@ public final class EventToDecision {
                 threshold,
                 Cgroups.detect(root, "kubepods"),
                 (MemcgThresholdCrossed e) -> {
-                  events.add(new Event(System.nanoTime(), e.direction()));
+                  // queued before the manager hears of it: the deciding sync never comes first
+                  long gcs = collections();
+                  events.add(new Event(System.nanoTime(), e.direction(), gcs));
                   manager.event(e, "memcg", e.direction() == Direction.UP);
                 },
                 clock)) {
@@ -214,35 +370,41 @@ public final class EventToDecision {
         throw new IllegalStateException(
             "memcg notifier not available: " + notifier.unavailableReason());
       }
+      // the sync thread's own figures, read on it after each sync (outside the timed window)
+      Path[] syncTask = new Path[1];
+      long[] syncThreadId = new long[1];
+      long ddPid = dd.pid();
       manager.addSyncListener(
           (Summary s, EvictionPlan p) -> {
             long now = System.nanoTime();
+            // the thread's CPU time from the clock (schedstat's lags by up to a tick on a running
+            // thread)
+            long cpu = threadBean.getCurrentThreadCpuTime();
+            long allocated = threadBean.getCurrentThreadAllocatedBytes();
+            long gcs = collections();
             notifier.update(s);
+            if (syncTask[0] == null) {
+              syncThreadId[0] = Thread.currentThread().getId();
+              try {
+                syncTask[0] =
+                    Path.of("/proc").resolve(Files.readSymbolicLink(Path.of("/proc/thread-self")));
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            }
+            boolean decided = !p.decisions().isEmpty();
             syncs.add(
                 new Sync(
                     now,
                     statsTimes[0],
                     statsTimes[1],
-                    p.decisions().isEmpty() ? null : p.decisions().get(0).pod().key(),
+                    decided ? p.decisions().get(0).pod().key() : null,
                     p.failed(),
-                    p.observations().stream()
-                        .filter(o -> o.signal() == Signal.MEMORY_AVAILABLE)
-                        .findFirst()
-                        .map(
-                            o ->
-                                "available "
-                                    + o.available()
-                                    + " time "
-                                    + o.time()
-                                    + " conditions "
-                                    + p.conditions()
-                                    + " signal "
-                                    + p.signal()
-                                    + " thresholds "
-                                    + p.thresholds()
-                                    + " warnings "
-                                    + p.warnings())
-                        .orElse("-")));
+                    p,
+                    gcs,
+                    Sched.read(syncTask[0].resolve("schedstat")).withRun(cpu),
+                    allocated - allocatedBefore[0],
+                    decided && THREADS ? threads(ddPid) : Map.of()));
           });
       manager.start();
       Sync first = syncs.poll(30, TimeUnit.SECONDS);
@@ -267,16 +429,35 @@ public final class EventToDecision {
       // and event -> decision of the others (what is left without it)
       int withGc = 0;
       List<Long> withoutGc = new ArrayList<>();
+      // of the sync thread in the crossing: its CPU time, its run-queue wait (runnable, no CPU
+      // free: preemption and load), event -> decision less that wait, and the bytes the deciding
+      // sync allocated
+      List<Long> syncCpu = new ArrayList<>();
+      List<Long> offCpu = new ArrayList<>();
+      List<Long> offCpuWithoutGc = new ArrayList<>();
+      int preempted = 0;
+      int writeInFlight = 0;
+      long collectionsAtStart = 0; // of the measured crossings: what collections cost in all
+
+      List<Long> allocated = new ArrayList<>();
       for (int i = -warmUp; i < crossings; i++) {
         // Below the line and nothing in flight: no event for 50 ms (a sync runs in well under
         // that).
         quiesce(events, syncs);
         events.clear();
         syncs.clear();
-        long gcs = collections();
+        if (i == 0) {
+          collectionsAtStart = collections();
+        }
+        Sched syncBefore =
+            syncTask[0] == null
+                ? Sched.NONE
+                : Sched.read(syncTask[0].resolve("schedstat"))
+                    .withRun(threadBean.getThreadCpuTime(syncThreadId[0]));
+        Map<String, Sched> threadsBefore = THREADS ? threads(ddPid) : Map.of();
         long t0 = System.nanoTime();
-        in.write(chunk);
-        in.flush();
+        charge.accept((int) CHUNK);
+        long written = System.nanoTime();
         Sync decided = null;
         List<Sync> seen = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
@@ -288,6 +469,10 @@ public final class EventToDecision {
               decided = s;
             }
           }
+        }
+        TestCgroup.awaitSize(file, CHUNK);
+        if (fromZero) {
+          written = System.nanoTime(); // the dd is done (within the 1 ms the wait polls at)
         }
         // The first kernel event after the write: the event that triggers the sync, which is what
         // is timed. The notifier labels an event by the usage it reads right after it; one
@@ -318,19 +503,60 @@ public final class EventToDecision {
                 "crossing %d: %d syncs after the event decided nothing (events %s; syncs %s)%n",
                 i, early, events, seen);
           }
-          eventToDecision.add(decided.nanos() - up.nanos());
-          if (collections() != gcs) {
+          long e2d = decided.nanos() - up.nanos();
+          eventToDecision.add(e2d);
+          boolean gc = decided.gcs() != up.gcs();
+          Sched sync = decided.sched().minus(syncBefore);
+          if (gc) {
             withGc++;
           } else {
-            withoutGc.add(decided.nanos() - up.nanos());
+            withoutGc.add(e2d);
+            offCpuWithoutGc.add(e2d - sync.run());
           }
+          syncCpu.add(sync.run());
+          offCpu.add(e2d - sync.run());
+          if (sync.preempted() > 0) {
+            preempted++;
+          }
+          if (written > up.nanos()) {
+            writeInFlight++;
+          }
+          allocated.add(decided.allocated());
+          // what else ran from the write to the decision: every thread of this JVM and the dd
+          StringBuilder others = new StringBuilder();
+          decided
+              .threads()
+              .forEach(
+                  (name, after) -> {
+                    Sched d = after.minus(threadsBefore.getOrDefault(name, Sched.NONE));
+                    if (d.run() >= 50_000) {
+                      others.append(
+                          String.format(
+                              Locale.ROOT, " %s=%d/%d", name, d.run() / 1000, d.queued() / 1000));
+                    }
+                  });
+          System.err.printf(
+              Locale.ROOT,
+              "probe %d e2d_us %d gc %d sync_run_us %d off_cpu_us %d preempted %d queued_us %d slices %d alloc_kib %d syncs %d event_after_write_us %d write_done_after_decision_us %d threads(run/wait us)%s%n",
+              i,
+              e2d / 1000,
+              decided.gcs() - up.gcs(),
+              sync.run() / 1000,
+              (e2d - sync.run()) / 1000,
+              sync.preempted(),
+              sync.queued() / 1000,
+              sync.slices(),
+              decided.allocated() >> 10,
+              seen.size(),
+              (up.nanos() - t0) / 1000,
+              (written - decided.nanos()) / 1000,
+              others);
           writeToDecision.add(decided.nanos() - t0);
           eventToSyncStart.add(decided.statsStart() - up.nanos());
           statsRead.add(decided.statsEnd() - decided.statsStart());
           plan.add(decided.nanos() - decided.statsEnd());
           victims.merge(decided.victim(), 1, Integer::sum);
         }
-        TestCgroup.awaitSize(file, CHUNK);
         // Back below the line. The kernel checks thresholds only every so many page events (per
         // CPU): after the
         // truncate it may not signal the way down at once, and then not the next way up either.
@@ -350,8 +576,7 @@ public final class EventToDecision {
           if (down) {
             break;
           }
-          in.write(chunk, 0, (int) PRIME);
-          in.flush();
+          charge.accept((int) PRIME);
           TestCgroup.awaitSize(file, PRIME);
           TestCgroup.truncate(file);
           primes++;
@@ -378,7 +603,13 @@ public final class EventToDecision {
                   + "\"event_to_sync_start_p50_ms\": %s, \"event_to_sync_start_p99_ms\": %s, "
                   + "\"stats_read_p50_ms\": %s, \"stats_read_p99_ms\": %s, "
                   + "\"plan_p50_ms\": %s, \"plan_p99_ms\": %s, \"crossings_with_gc\": %d, "
-                  + "\"event_to_decision_p99_without_gc_ms\": %s, \"victims\": \"%s\"}%n",
+                  + "\"event_to_decision_p99_without_gc_ms\": %s, "
+                  + "\"sync_cpu_p50_ms\": %s, \"sync_cpu_p99_ms\": %s, "
+                  + "\"sync_off_cpu_p50_ms\": %s, \"sync_off_cpu_p99_ms\": %s, "
+                  + "\"sync_off_cpu_p99_without_gc_ms\": %s, \"crossings_preempted\": %d, "
+                  + "\"crossings_write_in_flight\": %d, \"collections\": %d, "
+                  + "\"pressure_sync_allocated_kib_p50\": %s, \"pressure_sync_allocated_kib_max\": %s, "
+                  + "\"victims\": \"%s\"}%n",
               PODS,
               podCgroups,
               warmUp,
@@ -401,6 +632,16 @@ public final class EventToDecision {
               ms(plan, 99),
               withGc,
               ms(withoutGc, 99),
+              ms(syncCpu, 50),
+              ms(syncCpu, 99),
+              ms(offCpu, 50),
+              ms(offCpu, 99),
+              ms(offCpuWithoutGc, 99),
+              preempted,
+              writeInFlight,
+              collections() - collectionsAtStart,
+              kib(allocated, 50),
+              kib(allocated, 100),
               victims);
       // no crossing measured: no percentile (null), the misses still counted
       json = json.replace("NaN", "null");
@@ -443,6 +684,13 @@ public final class EventToDecision {
    */
   static String ms(List<Long> nanos, int p) {
     return nanos.isEmpty() ? "null" : String.format(Locale.ROOT, "%.3f", pct(nanos, p));
+  }
+
+  /** The {@code p}th percentile of byte counts in KiB for the JSON: {@code null} when none. */
+  static String kib(List<Long> bytes, int p) {
+    return bytes.isEmpty()
+        ? "null"
+        : String.format(Locale.ROOT, "%.0f", pct(bytes, p) * 1e6 / 1024);
   }
 
   /** The {@code p}th percentile (nearest rank) in milliseconds. */

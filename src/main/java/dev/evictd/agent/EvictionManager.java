@@ -87,6 +87,8 @@ public final class EvictionManager implements AutoCloseable {
   private volatile boolean started;
   private final SyncLock lock = new SyncLock(); // a sync thread the watchdog abandons loses it
   private int abandonedSeen; // abandoned rule threads as of the last sync
+  // young collections between syncs rather than in the next one (the sync thread's alone)
+  private final EdenHeadroom headroom = EdenHeadroom.forThisJvm();
 
   public EvictionManager(
       Planner planner,
@@ -287,10 +289,12 @@ public final class EvictionManager implements AutoCloseable {
         for (Trigger c : coalesced) {
           upwardCrossing |= c.urgent() && CROSSING_SOURCES.contains(c.reason());
         }
+        headroom.beforeSync();
         SyncResult r = syncOnce(reason);
         if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {
           recheckAt = clock.instant().plus(CROSSING_RECHECK);
         }
+        headroom.afterSync(() -> !triggers.isEmpty() || !running);
         EvictedPodsWait.waitFor(
             r, triggers, pods, clock, settings.podCleanupTimeout(), () -> running, this::beat);
       } catch (InterruptedException e) {
