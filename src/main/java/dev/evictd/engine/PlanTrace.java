@@ -1,13 +1,29 @@
 package dev.evictd.engine;
 
+import dev.evictd.api.ActionableThreshold;
+import dev.evictd.api.ConditionState;
 import dev.evictd.api.EvictionConfig;
+import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionPlan;
+import dev.evictd.api.GracePeriodMet;
+import dev.evictd.api.NodeCondition;
+import dev.evictd.api.Observation;
 import dev.evictd.api.PodFact;
 import dev.evictd.api.PodStats;
 import dev.evictd.api.Ranking;
+import dev.evictd.api.ReclaimResolved;
+import dev.evictd.api.ReclaimTarget;
+import dev.evictd.api.SignalLastObserved;
+import dev.evictd.api.SyncClock;
 import dev.evictd.api.Threshold;
+import dev.evictd.api.ThresholdActive;
+import dev.evictd.api.ThresholdMet;
+import dev.evictd.api.ThresholdState;
+import dev.evictd.api.ThresholdUnresolved;
+import java.util.AbstractList;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -16,6 +32,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -86,12 +103,114 @@ final class PlanTrace {
     if (f.rendered == null) {
       f.rendered =
           new EvictionPlan.RuleFiring(
-              f.phase(),
-              f.rule(),
-              f.matched().stream().map(this::cachedDescription).toList(),
-              f.produced().stream().map(this::cachedDescription).toList());
+              f.phase(), f.rule(), descriptions(f.matched()), descriptions(f.produced()));
     }
     return f.rendered;
+  }
+
+  /**
+   * The descriptions of {@code facts}: an immutable record of the API, or a copy of one of its
+   * mutable session facts as it is now, is rendered when first read; the text of any other fact (a
+   * type the rules declared) is taken now. The agent reads a plan's trace only for {@code evictd
+   * explain} and {@code plan -o json}, so a pressure sync no longer renders it.
+   */
+  private List<String> descriptions(List<Object> facts) {
+    Object[] parts = new Object[facts.size()];
+    for (int i = 0; i < parts.length; i++) {
+      Object o = facts.get(i);
+      Object still = snapshot(o);
+      parts[i] = still != null ? still : cachedDescription(o);
+    }
+    return new Descriptions(parts);
+  }
+
+  /**
+   * A fact that describes itself as {@code o} does now and always will: {@code o} itself when
+   * immutable, a copy of one of the API's mutable session facts, or a list of such; null when there
+   * is none (a type the rules declared, a null).
+   */
+  private static Object snapshot(Object o) {
+    if (o == null) {
+      return null;
+    }
+    if (IMMUTABLE.contains(o.getClass())) {
+      return o;
+    }
+    if (o instanceof ThresholdState ts) {
+      ThresholdState copy = new ThresholdState(ts.getThreshold(), ts.getFirstObservedAt());
+      copy.setActedOn(ts.isActedOn());
+      return copy;
+    }
+    if (o instanceof ConditionState cs) {
+      return new ConditionState(cs.getType(), cs.getLastObservedAt());
+    }
+    if (o instanceof SignalLastObserved so) {
+      return new SignalLastObserved(so.getSignal(), so.getTime());
+    }
+    if (o instanceof Collection<?> c) {
+      Object[] still = new Object[c.size()];
+      int i = 0;
+      for (Object e : c) {
+        if (i == still.length || (still[i++] = snapshot(e)) == null) {
+          return null;
+        }
+      }
+      return i == still.length ? Collections.unmodifiableList(Arrays.asList(still)) : null;
+    }
+    return null;
+  }
+
+  /**
+   * Records whose description cannot change once made: it reads only components that are
+   * primitives, strings, enums, {@link java.time.Instant}s, {@link dev.evictd.api.Quantity}s,
+   * collections the record's constructor copied, or records of this set. A class added here must be
+   * as immutable as they are, or a lazily rendered trace would show a later state.
+   */
+  private static final Set<Class<?>> IMMUTABLE =
+      Set.of(
+          SyncClock.class,
+          Observation.class,
+          Threshold.class,
+          ThresholdMet.class,
+          ThresholdActive.class,
+          ThresholdUnresolved.class,
+          ActionableThreshold.class,
+          GracePeriodMet.class,
+          ReclaimTarget.class,
+          ReclaimResolved.class,
+          NodeCondition.class,
+          PodFact.class,
+          Ranking.class,
+          EvictionDecision.class,
+          PodStats.class);
+
+  /**
+   * A trace line's descriptions, each either its text or an immutable fact rendered (once) by
+   * {@link #shortDescription} when read. Two threads reading at once may both render one; they
+   * store equal strings, and a string is safe to publish without a lock.
+   */
+  static final class Descriptions extends AbstractList<String> implements RandomAccess {
+    private final Object[] parts;
+
+    Descriptions(Object[] parts) {
+      this.parts = parts;
+    }
+
+    @Override
+    public String get(int i) {
+      Object p = parts[i];
+      if (p instanceof String s) {
+        return s;
+      }
+      String s = shortDescription(p);
+      parts[i] = s;
+      return s;
+    }
+
+    @Override
+    public int size() {
+      return parts.length;
+    }
   }
 
   private String cachedDescription(Object o) {
