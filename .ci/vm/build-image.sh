@@ -59,7 +59,8 @@ if at < 0:
 open(sys.argv[2], "wb").write(lzma.LZMADecompressor().decompress(data[at:]))
 PY
 install -m 0755 "$here/init.sh" "$root/sbin/evictd-init"
-mkfs.ext4 -q -d "$root" "$work/out/rootfs.img" 1536M
+# stdout is the image path alone (run-checks.sh reads it): mkfs.ext4 says "Creating regular file" there even with -q
+mkfs.ext4 -q -d "$root" "$work/out/rootfs.img" 1536M >&2
 echo "$kver" > "$work/out/kernel-release"
 touch "$work/out/ready"
 rm -rf "$image"

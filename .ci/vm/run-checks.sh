@@ -37,6 +37,7 @@ t0=$(date +%s)
 set +e
 image=$(.ci/vm/build-image.sh 2> target/vm/build.log)
 rc=$?
+image=${image##*$'\n'} # its last line: the path, whatever a tool printed before it
 set -e
 if [ "$rc" = 3 ]; then
   skip "$(tail -1 target/vm/build.log)"
