@@ -59,14 +59,21 @@ import java.util.stream.Stream;
  * same from the write that drives the crossing (an upper bound including the kernel); and, of that
  * sync, the statistics read and the planner. Downward crossings trigger a sync too (not counted).
  *
- * <p>And, for what a loaded machine does to these: per crossing (a {@code probe} line in the log)
- * the sync thread's CPU time in it and its time off the CPU (event → decision less that CPU time:
- * waiting for a CPU after the wake-up or a preemption, or held at a collection's safepoint),
- * whether it was preempted, the bytes the deciding sync allocated, whether a collection fell
- * between the event and the decision, and whether this harness's write of the 4 MiB was still in
- * flight at the event (its writer thread and the dd then compete with the sync for the CPUs).
- * Writes {@code args[0]} (JSON). Root and the cgroup v1 memory controller are needed; every cgroup,
- * process and file is removed at the end, also on failure.
+ * <p>And, for what a loaded machine does to these: per crossing (a {@code probe} line in the log;
+ * the warm-up's crossings get the same accounting and lines, {@code warm-up}, so that this
+ * harness's code is compiled before the measured crossings instead of competing with them) the sync
+ * thread's CPU time in it and its time off the CPU (event → decision less that CPU time: waiting
+ * for a CPU after the wake-up or a preemption, or held at a collection's safepoint), whether it was
+ * preempted, the bytes the deciding sync allocated, whether a collection fell between the event and
+ * the decision, and whether this harness's write of the 4 MiB was still in flight at the event (its
+ * writer thread and the dd then compete with the sync for the CPUs); the hand-over from the
+ * notifier's thread to the sync thread (event → the sync's statistics read) and the event's JVM
+ * uptime ({@code at_ms}, to line the crossings up with {@code -Xlog:jit+compilation=debug::uptime}:
+ * which methods were compiled in which crossing). The JSON also has event → decision, and the sync
+ * thread's CPU time, of the first and the second half of the measured crossings apart: code still
+ * being compiled shows as a slower first half. Writes {@code args[0]} (JSON). Root and the cgroup
+ * v1 memory controller are needed; every cgroup, process and file is removed at the end, also on
+ * failure.
  */
 public final class EventToDecision {
   private static final int PODS = 110;
@@ -438,6 +445,10 @@ public final class EventToDecision {
       int preempted = 0;
       int writeInFlight = 0;
       long collectionsAtStart = 0; // of the measured crossings: what collections cost in all
+      // the JVM's start on this clock (to the millisecond): a probe line's at_ms is the event's
+      // uptime, as -Xlog's uptime decoration (e.g. -Xlog:jit+compilation=debug) prints it
+      long jvmStart =
+          System.nanoTime() - ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
 
       List<Long> allocated = new ArrayList<>();
       for (int i = -warmUp; i < crossings; i++) {
@@ -447,7 +458,30 @@ public final class EventToDecision {
         events.clear();
         syncs.clear();
         if (i == 0) {
+          // the warm-up's crossings went through the same accounting and probe lines (so that
+          // this harness's own code, the formatting included, is compiled before the measured
+          // ones, not in them): dropped here
           collectionsAtStart = collections();
+          labelledDown = 0;
+          undecidedAfterEvent = 0;
+          withGc = 0;
+          preempted = 0;
+          writeInFlight = 0;
+          victims.clear();
+          for (List<Long> l :
+              List.of(
+                  eventToDecision,
+                  writeToDecision,
+                  eventToSyncStart,
+                  statsRead,
+                  plan,
+                  withoutGc,
+                  syncCpu,
+                  offCpu,
+                  offCpuWithoutGc,
+                  allocated)) {
+            l.clear();
+          }
         }
         Sched syncBefore =
             syncTask[0] == null
@@ -489,7 +523,7 @@ public final class EventToDecision {
               cg.usage(),
               notifier.registeredThreshold(),
               line);
-        } else if (i >= 0) {
+        } else {
           if (up.direction() != Direction.UP) {
             labelledDown++;
           }
@@ -537,7 +571,8 @@ public final class EventToDecision {
                   });
           System.err.printf(
               Locale.ROOT,
-              "probe %d e2d_us %d gc %d sync_run_us %d off_cpu_us %d preempted %d queued_us %d slices %d alloc_kib %d syncs %d event_after_write_us %d write_done_after_decision_us %d threads(run/wait us)%s%n",
+              "%s %d e2d_us %d gc %d sync_run_us %d off_cpu_us %d preempted %d queued_us %d slices %d alloc_kib %d syncs %d event_after_write_us %d write_done_after_decision_us %d to_sync_us %d at_ms %d threads(run/wait us)%s%n",
+              i < 0 ? "warm-up" : "probe",
               i,
               e2d / 1000,
               decided.gcs() - up.gcs(),
@@ -550,6 +585,8 @@ public final class EventToDecision {
               seen.size(),
               (up.nanos() - t0) / 1000,
               (written - decided.nanos()) / 1000,
+              (decided.statsStart() - up.nanos()) / 1000,
+              (up.nanos() - jvmStart) / 1_000_000,
               others);
           writeToDecision.add(decided.nanos() - t0);
           eventToSyncStart.add(decided.statsStart() - up.nanos());
@@ -594,6 +631,9 @@ public final class EventToDecision {
         System.err.printf(
             "event-to-decision: %d of %d crossings missed%n", missed, crossings + warmUp);
       }
+      List<Long> firstHalf = eventToDecision.subList(0, eventToDecision.size() / 2);
+      List<Long> secondHalf =
+          eventToDecision.subList(eventToDecision.size() / 2, eventToDecision.size());
       String json =
           String.format(
               Locale.ROOT,
@@ -609,6 +649,9 @@ public final class EventToDecision {
                   + "\"sync_off_cpu_p99_without_gc_ms\": %s, \"crossings_preempted\": %d, "
                   + "\"crossings_write_in_flight\": %d, \"collections\": %d, "
                   + "\"pressure_sync_allocated_kib_p50\": %s, \"pressure_sync_allocated_kib_max\": %s, "
+                  + "\"event_to_decision_first_half_p50_ms\": %s, \"event_to_decision_first_half_p99_ms\": %s, "
+                  + "\"event_to_decision_second_half_p50_ms\": %s, \"event_to_decision_second_half_p99_ms\": %s, "
+                  + "\"sync_cpu_first_half_p50_ms\": %s, \"sync_cpu_second_half_p50_ms\": %s, "
                   + "\"victims\": \"%s\"}%n",
               PODS,
               podCgroups,
@@ -642,6 +685,12 @@ public final class EventToDecision {
               collections() - collectionsAtStart,
               kib(allocated, 50),
               kib(allocated, 100),
+              ms(firstHalf, 50),
+              ms(firstHalf, 99),
+              ms(secondHalf, 50),
+              ms(secondHalf, 99),
+              ms(syncCpu.subList(0, syncCpu.size() / 2), 50),
+              ms(syncCpu.subList(syncCpu.size() / 2, syncCpu.size()), 50),
               victims);
       // no crossing measured: no percentile (null), the misses still counted
       json = json.replace("NaN", "null");
