@@ -29,11 +29,14 @@ parts=${BENCH_PARTS:-$all_parts}
 jdk25=${BENCH_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
 # The JVM flags of the container image, read from the Dockerfile so the two cannot drift apart; its class-data
 # sharing archive is the image's path: here bin/evictd adds target/evictd.jsa, made by bin/evictd-cds below.
-docker_flags=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile | sed 's/ *-XX:SharedArchiveFile=[^ ]*//')
-if [ -z "$docker_flags" ]; then
+image_flags=$(sed -n 's/^ENV JAVA_TOOL_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile | sed 's/ *-XX:SharedArchiveFile=[^ ]*//')
+if [ -z "$image_flags" ]; then
   echo "bench: cannot read JAVA_TOOL_OPTIONS from docker/Dockerfile" >&2
   exit 2
 fi
+# The image's JDK_JAVA_OPTIONS: the CLI's compiler thresholds (the java launcher puts them after JAVA_TOOL_OPTIONS);
+# the DaemonSet's own JDK_JAVA_OPTIONS replace them for the agent.
+cli_jvm=$(sed -n 's/^ENV JDK_JAVA_OPTIONS="\(.*\)"$/\1/p' docker/Dockerfile)
 # The DaemonSet's memory limit: the image sizes its heap from it (MaxRAMPercentage), so the process benchmarks give
 # the JVM the same view of memory a container with that limit gives it.
 limit_mib=$(sed -n 's/.*limits: {memory: \([0-9]*\)Mi}.*/\1/p' docker/daemonset.yaml)
@@ -41,11 +44,14 @@ if [ -z "$limit_mib" ]; then
   echo "bench: cannot read limits.memory (Mi) from docker/daemonset.yaml" >&2
   exit 2
 fi
-docker_flags="$docker_flags -XX:MaxRAM=${limit_mib}m"
-# The running agent's flags: the image's, then the DaemonSet's JDK_JAVA_OPTIONS (its heap sizing; the java launcher puts
-# them on the command line, after JAVA_TOOL_OPTIONS, so they win). The CLI parts run with the image's alone.
+image_flags="$image_flags -XX:MaxRAM=${limit_mib}m"
+# The CLI's flags, as `docker run evictd:dev test ...` gets them: JAVA_TOOL_OPTIONS, then the image's JDK_JAVA_OPTIONS.
+docker_flags="$image_flags${cli_jvm:+ $cli_jvm}"
+# The running agent's flags: the image's JAVA_TOOL_OPTIONS, then the DaemonSet's JDK_JAVA_OPTIONS (its heap sizing and
+# compile thresholds; the variable replaces the image's, and the java launcher puts it on the command line, after
+# JAVA_TOOL_OPTIONS, so it wins). The CLI parts run with the CLI's.
 agent_jvm=$(sed -n 's/.*{name: JDK_JAVA_OPTIONS, value: "\(.*\)"}.*/\1/p' docker/daemonset.yaml)
-agent_flags="$docker_flags $agent_jvm"
+agent_flags="$image_flags $agent_jvm"
 # The agent's malloc arenas (the DaemonSet's MALLOC_ARENA_MAX): the agent's parts start their JVMs with it.
 agent_malloc=$(sed -n 's/.*{name: MALLOC_ARENA_MAX, value: "\([0-9]*\)"}.*/\1/p' docker/daemonset.yaml)
 if [ -z "$agent_malloc" ]; then
@@ -118,7 +124,7 @@ fi
   echo "cores: $(nproc); memory: $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
   echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
   echo "jdk: $(java -version 2>&1 | sed -n 2p)"
-  echo "image JVM flags: $docker_flags"
+  echo "image JVM flags (the CLI's: JAVA_TOOL_OPTIONS and the image's JDK_JAVA_OPTIONS): $docker_flags"
   echo "agent JVM flags (the image's and the DaemonSet's): $agent_flags; MALLOC_ARENA_MAX=$agent_malloc"
   echo "JMH fork JVM flags: $jmh_jvm"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -35,6 +35,19 @@ class AgentJvmFlagsTest {
     throw new AssertionError("no JAVA_TOOL_OPTIONS in docker/Dockerfile");
   }
 
+  /**
+   * The image's own JDK_JAVA_OPTIONS: the CLI's compile thresholds, which the DaemonSet's variable
+   * replaces for the agent.
+   */
+  static String imageCliFlags() throws Exception {
+    for (String line : Files.readAllLines(DockerManifestsTest.DOCKER.resolve("Dockerfile"))) {
+      if (line.startsWith("ENV JDK_JAVA_OPTIONS=\"")) {
+        return line.substring(line.indexOf('"') + 1, line.lastIndexOf('"'));
+      }
+    }
+    throw new AssertionError("no JDK_JAVA_OPTIONS in docker/Dockerfile");
+  }
+
   /** The DaemonSet container's JDK_JAVA_OPTIONS. */
   static String agentFlags() throws Exception {
     for (YamlNode e : DockerManifestsTest.at(DockerManifestsTest.container(), "env").asList()) {
@@ -83,6 +96,24 @@ class AgentJvmFlagsTest {
     // the rest of the image's flags still apply to the agent
     assertThat(agent.get("TieredStopAtLevel")).isEqualTo("1");
     assertThat(agent.get("TrimNativeHeapInterval")).isEqualTo("5000");
+    // the CLI's compile thresholds and inlining limits (the image's JDK_JAVA_OPTIONS) do not: the
+    // DaemonSet's variable replaces the image's, and the agent keeps the JVM's own
+    assertThat(agent.get("CompileThresholdScaling")).isEqualTo("1.000000");
+    assertThat(agent.get("C1MaxInlineSize")).isEqualTo("35");
+    assertThat(agent.get("C1MaxInlineLevel")).isEqualTo("9");
+  }
+
+  @Test
+  void theCliInTheImageCompilesLaterAndInlinesLess() throws Exception {
+    // the image's CLI (evictd plan, test, rules check) gets both variables: C1 compiles after three
+    // times the usual calls and inlines less, for start-up (README, Performance)
+    Map<String, String> cli =
+        finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags(), "JDK_JAVA_OPTIONS", imageCliFlags()));
+    assertThat(cli.get("CompileThresholdScaling")).isEqualTo("3.000000");
+    assertThat(cli.get("C1MaxInlineSize")).isEqualTo("25");
+    assertThat(cli.get("C1MaxInlineLevel")).isEqualTo("6");
+    assertThat(cli.get("TieredStopAtLevel")).isEqualTo("1");
+    assertThat(cli.get("UseSerialGC")).isEqualTo("true");
   }
 
   @Test
@@ -103,7 +134,8 @@ class AgentJvmFlagsTest {
   @Test
   void theCliInTheImageKeepsTheImagesOwnFreeRatios() throws Exception {
     // without the DaemonSet's variable (evictd test, rules check in CI): the image's 20-40 % free
-    Map<String, String> cli = finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags()));
+    Map<String, String> cli =
+        finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags(), "JDK_JAVA_OPTIONS", imageCliFlags()));
     assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(8 * MI));
     assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("20");
     assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("40");
