@@ -95,14 +95,65 @@ final class KeptFacts {
 
   /** Estimated bytes held by {@code facts}, stopping once past {@code limit} (0: no limit). */
   static long estimate(Collection<?> facts, long limit) {
-    Walk w = new Walk(limit, facts.size());
-    for (Object f : facts) {
-      if (w.add(f)) {
-        break;
-      }
-    }
-    return w.run();
+    return estimate(facts, limit, new Seen());
   }
+
+  /**
+   * {@link #estimate(Collection, long)} with its table of objects seen and its work list taken from
+   * {@code seen} and given back empty.
+   */
+  static long estimate(Collection<?> facts, long limit, Seen seen) {
+    Walk w = new Walk(limit, seen.take(facts.size()), seen.todo);
+    try {
+      for (Object f : facts) {
+        if (w.add(f)) {
+          break;
+        }
+      }
+      return w.run();
+    } finally {
+      seen.give(w.seen);
+    }
+  }
+
+  /**
+   * The table of objects an estimate has seen and its work list, kept from one estimate to the next
+   * (a planner's estimates run one at a time, once a sync): a pressure sync's walk sees some
+   * thousand objects, and a new table and list for each were a sixteenth of what the sync
+   * allocated. Given back empty (they hold no fact past the walk); a table grown past {@value
+   * #KEPT_TABLE} objects is not kept.
+   */
+  static final class Seen {
+    private IdentityHashMap<Object, Boolean> table;
+    private final ArrayDeque<Object> todo = new ArrayDeque<>();
+
+    IdentityHashMap<Object, Boolean> take(int facts) {
+      IdentityHashMap<Object, Boolean> t = table;
+      table = null;
+      // room for a few objects per fact: growing the table is most of a small walk's cost
+      return t != null ? t : new IdentityHashMap<>(Math.min(MAX_VISITED, Math.max(32, facts * 8)));
+    }
+
+    void give(IdentityHashMap<Object, Boolean> t) {
+      boolean keep = t.size() <= KEPT_TABLE;
+      t.clear();
+      todo.clear(); // a walk over its limit leaves objects in it
+      table = keep ? t : null;
+    }
+
+    /** Whether a table is kept for the next estimate (for tests). */
+    boolean holdsTable() {
+      return table != null;
+    }
+
+    /** Whether the work list is empty (for tests). */
+    boolean todoEmpty() {
+      return todo.isEmpty();
+    }
+  }
+
+  /** Objects seen past which an estimate's table is not kept for the next. */
+  static final int KEPT_TABLE = 16_384;
 
   /** The largest single fact, described for a message ({@code long[6291456] of about 48.0 MiB}). */
   static String largest(Collection<?> facts) {
@@ -133,14 +184,14 @@ final class KeptFacts {
   /** One estimate: a work list, the objects seen, the running total. */
   private static final class Walk {
     final long limit;
-    final Deque<Object> todo = new ArrayDeque<>();
-    final Map<Object, Boolean> seen;
+    final Deque<Object> todo;
+    final IdentityHashMap<Object, Boolean> seen;
     long total;
 
-    Walk(long limit, int expected) {
+    Walk(long limit, IdentityHashMap<Object, Boolean> seen, Deque<Object> todo) {
       this.limit = limit;
-      // room for a few objects per fact: growing the table is most of a small walk's cost
-      this.seen = new IdentityHashMap<>(Math.min(MAX_VISITED, Math.max(32, expected * 8)));
+      this.seen = seen;
+      this.todo = todo;
     }
 
     /** Queues an object; returns whether the walk is already over its limits. */
