@@ -104,4 +104,38 @@ class KeptFactsTest {
     assertThat(seen.todoEmpty()).isTrue();
     assertThat(KeptFacts.estimate(facts, 0, seen)).isEqualTo(KeptFacts.estimate(facts, 0));
   }
+
+  @Test
+  void rankKeysAreReadByTheirAccessorsAndEstimatedAsByReflection() {
+    assertThat(KeptFacts.readsByAccessors(dev.evictd.api.RankKey.class)).isTrue();
+    assertThat(KeptFacts.readsByAccessors(dev.evictd.api.RankKey.Component.class)).isTrue();
+    assertThat(KeptFacts.readsByAccessors(Node.class)).isFalse();
+    java.util.Random r = new java.util.Random(18);
+    for (int round = 0; round < 50; round++) {
+      List<Object> facts = new ArrayList<>();
+      String shared = "level" + round;
+      for (int i = 0, n = r.nextInt(40); i < n; i++) {
+        List<dev.evictd.api.RankKey.Component> cs = new ArrayList<>();
+        for (int l = r.nextInt(5); l > 0; l--) {
+          String name = r.nextBoolean() ? shared : "level \u20ac" + r.nextInt(1000);
+          long v = r.nextInt(3) == 0 ? r.nextLong() : r.nextInt(20);
+          java.math.BigDecimal exact =
+              r.nextBoolean()
+                  ? java.math.BigDecimal.valueOf(v)
+                  : new java.math.BigDecimal(java.math.BigInteger.ONE.shiftLeft(r.nextInt(300)));
+          cs.add(new dev.evictd.api.RankKey.Component(name, v, r.nextBoolean(), false, exact));
+        }
+        dev.evictd.api.RankKey k =
+            new dev.evictd.api.RankKey(
+                "uid-" + r.nextInt(50), dev.evictd.api.Signal.MEMORY_AVAILABLE, i, cs);
+        facts.add(k);
+        if (r.nextInt(4) == 0) {
+          facts.add(new Node(k, k.components())); // shared with a fact read by reflection
+        }
+      }
+      long byReflection = KeptFacts.estimateByReflection(facts);
+      assertThat(KeptFacts.estimate(facts, 0)).isEqualTo(byReflection);
+      assertThat(KeptFacts.estimate(facts, 0, new KeptFacts.Seen())).isEqualTo(byReflection);
+    }
+  }
 }
