@@ -75,24 +75,49 @@ final class KeptFacts {
    * fields are the class's reference fields, in the order reflection gives them (checked when the
    * class's shape is made); it adds their values in that order, as the reflective walk does.
    */
-  private record Reader(String[] fields, java.util.function.BiPredicate<Object, Walk> read) {}
+  private interface Reader {
+    /** The reference fields read, in reflection's order. */
+    String[] fields();
 
+    /** Adds the fields' values to the walk; returns whether it is over its limits. */
+    boolean read(Object o, Walk w);
+  }
+
+  /** A rank key's uid, signal and levels. */
+  private static final class RankKeyReader implements Reader {
+    @Override
+    public String[] fields() {
+      return new String[] {"uid", "signal", "components"};
+    }
+
+    @Override
+    public boolean read(Object o, Walk w) {
+      dev.evictd.api.RankKey k = (dev.evictd.api.RankKey) o;
+      return w.add(k.uid()) || w.add(k.signal()) || w.add(k.components());
+    }
+  }
+
+  /** A rank key level's name and exact value. */
+  private static final class ComponentReader implements Reader {
+    @Override
+    public String[] fields() {
+      return new String[] {"name", "exact"};
+    }
+
+    @Override
+    public boolean read(Object o, Walk w) {
+      dev.evictd.api.RankKey.Component c = (dev.evictd.api.RankKey.Component) o;
+      return w.add(c.name()) || w.add(c.exact());
+    }
+  }
+
+  // classes, not lambdas: nothing to link at the first sync's estimate
   private static final Map<Class<?>, Reader> READERS =
       Map.of(
           dev.evictd.api.RankKey.class,
-          new Reader(
-              new String[] {"uid", "signal", "components"},
-              (o, w) -> {
-                dev.evictd.api.RankKey k = (dev.evictd.api.RankKey) o;
-                return w.add(k.uid()) || w.add(k.signal()) || w.add(k.components());
-              }),
+          new RankKeyReader(),
           dev.evictd.api.RankKey.Component.class,
-          new Reader(
-              new String[] {"name", "exact"},
-              (o, w) -> {
-                dev.evictd.api.RankKey.Component c = (dev.evictd.api.RankKey.Component) o;
-                return w.add(c.name()) || w.add(c.exact());
-              }));
+          new ComponentReader());
 
   /** Whether the walk reads {@code c}'s fields with its record accessors (for tests). */
   static boolean readsByAccessors(Class<?> c) {
@@ -356,7 +381,7 @@ final class KeptFacts {
     private void fields(Object o, Shape shape) {
       total += HEADER + (long) shape.fieldCount() * 8;
       if (shape.reader() != null && !reflectOnly) {
-        shape.reader().read().test(o, this);
+        shape.reader().read(o, this);
         return;
       }
       for (Field f : shape.references()) {
