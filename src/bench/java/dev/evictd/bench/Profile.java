@@ -1,11 +1,15 @@
 package dev.evictd.bench;
 
+import dev.evictd.api.EvictionPlan;
 import java.util.Arrays;
 
 /**
  * Runs one scenario's syncs in a loop, for profiling outside JMH (e.g. with {@code
- * -XX:StartFlightRecording}): {@code Profile KIND PODS SECONDS [rules|reference]}; prints the
- * minimum, median and mean of the last half.
+ * -XX:StartFlightRecording}): {@code Profile KIND PODS SECONDS [rules|reference|inline]}; prints
+ * the wall and CPU times and the allocation per sync of the last half. {@code inline} runs the
+ * rules as the agent does, on a sync thread (the calling thread made one), with no hand-over to a
+ * rule thread. When only some syncs decide an eviction (the {@code e2d} and {@code oscillate}
+ * scenarios), the deciding syncs are also given on their own.
  */
 public final class Profile {
   private Profile() {}
@@ -15,32 +19,34 @@ public final class Profile {
     int pods = Integer.parseInt(args[1]);
     long seconds = Long.parseLong(args[2]);
     boolean reference = args.length > 3 && args[3].equals("reference");
+    if (args.length > 3 && args[3].equals("inline")) {
+      dev.evictd.engine.SyncThread.adoptCurrentThread();
+    }
     PlannerRun planner = reference ? null : new PlannerRun(kind, pods);
     ReferenceRun ref = reference ? new ReferenceRun(kind, pods) : null;
     long end = System.nanoTime() + seconds * 1_000_000_000L;
-    long[] times = new long[1 << 20];
-    long[] cpu = new long[1 << 20];
+    int max = 1 << 20;
+    long[] times = new long[max];
+    long[] cpu = new long[max];
+    long[] alloc = new long[max];
+    boolean[] decided = new boolean[max];
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();
-    long alloc0 = 0;
-    int allocFrom = -1;
     int n = 0;
-    long half = System.nanoTime() + seconds * 500_000_000L;
-    while (System.nanoTime() < end && n < times.length) {
-      if (allocFrom < 0 && System.nanoTime() > half) {
-        allocFrom = n;
-        alloc0 = mx.getThreadAllocatedBytes(tid);
-      }
+    while (System.nanoTime() < end && n < max) {
+      long a0 = mx.getThreadAllocatedBytes(tid);
       long c0 = mx.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       if (reference) {
         ref.sync();
       } else {
-        planner.sync();
+        EvictionPlan p = planner.sync();
+        decided[n] = !p.decisions().isEmpty();
       }
       times[n] = System.nanoTime() - t0;
-      cpu[n++] = mx.getCurrentThreadCpuTime() - c0;
+      cpu[n] = mx.getCurrentThreadCpuTime() - c0;
+      alloc[n++] = mx.getThreadAllocatedBytes(tid) - a0;
     }
     if (reference) {
       ref.checkLast();
@@ -48,23 +54,48 @@ public final class Profile {
       planner.checkLast();
       planner.close();
     }
-    double allocPerSync =
-        (mx.getThreadAllocatedBytes(tid) - alloc0) / (double) Math.max(1, n - allocFrom);
-    long[] last = Arrays.copyOfRange(times, n / 2, n);
-    long[] lastCpu = Arrays.copyOfRange(cpu, n / 2, n);
-    Arrays.sort(last);
-    Arrays.sort(lastCpu);
+    String what = (reference ? "reference" : "rules") + " " + kind + " " + pods;
+    report(what + ": " + n + " syncs; last half", times, cpu, alloc, n / 2, n, null);
+    long deciding = 0;
+    for (int i = n / 2; i < n; i++) {
+      deciding += decided[i] ? 1 : 0;
+    }
+    if (deciding > 0 && deciding < n - n / 2) {
+      report(what + ": deciding syncs of the last half", times, cpu, alloc, n / 2, n, decided);
+    }
+  }
+
+  private static void report(
+      String what, long[] times, long[] cpu, long[] alloc, int from, int to, boolean[] only) {
+    int k = 0;
+    long[] t = new long[to - from];
+    long[] c = new long[to - from];
+    long[] a = new long[to - from];
+    for (int i = from; i < to; i++) {
+      if (only == null || only[i]) {
+        t[k] = times[i];
+        c[k] = cpu[i];
+        a[k++] = alloc[i];
+      }
+    }
+    t = Arrays.copyOf(t, k);
+    c = Arrays.copyOf(c, k);
+    a = Arrays.copyOf(a, k);
+    Arrays.sort(t);
+    Arrays.sort(c);
+    Arrays.sort(a);
     System.out.printf(
-        "%s %s %d: %d syncs; last half: wall min %.3f median %.3f mean %.3f ms; cpu min %.3f median %.3f ms; %.0f KiB allocated/sync%n",
-        reference ? "reference" : "rules",
-        kind,
-        pods,
-        n,
-        last[0] / 1e6,
-        last[last.length / 2] / 1e6,
-        Arrays.stream(last).average().orElse(0) / 1e6,
-        lastCpu[0] / 1e6,
-        lastCpu[lastCpu.length / 2] / 1e6,
-        allocPerSync / 1024);
+        "%s (%d): wall min %.3f median %.3f mean %.3f ms; cpu min %.3f median %.3f p90 %.3f p99"
+            + " %.3f ms; allocated median %.0f KiB/sync%n",
+        what,
+        k,
+        t[0] / 1e6,
+        t[k / 2] / 1e6,
+        Arrays.stream(t).average().orElse(0) / 1e6,
+        c[0] / 1e6,
+        c[k / 2] / 1e6,
+        c[k * 9 / 10] / 1e6,
+        c[k * 99 / 100] / 1e6,
+        a[k / 2] / 1024.0);
   }
 }

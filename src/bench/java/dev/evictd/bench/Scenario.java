@@ -94,6 +94,24 @@ public final class Scenario {
                   BenchData.memory(gen, 8 * GI, 0, -1), BenchData.memory(gen, 512 * MI, 1, -1)
                 },
             false);
+      case "e2d":
+        {
+          // not a JMH benchmark: the event path's syncs as bench/run.sh's e2d part has them (pods
+          // from a file, no pod statistics: the node's alone), a quiet sync then a pressure sync
+          List<BenchData.GenPod> gen = BenchData.generate(size, 42);
+          return new Scenario(
+              kind,
+              size,
+              BenchData.config(BenchData.MEMORY_CONFIG, FsLayout.SHARED),
+              BenchData.pods(gen, true),
+              nodeOnly(BenchData.memory(gen, 8 * GI, 0, -1)),
+              new Summary[] {
+                nodeOnly(BenchData.memory(gen, 8 * GI, 0, -1)),
+                nodeOnly(BenchData.memory(gen, 512 * MI, 0, -1))
+              },
+              new Summary[] {null, null},
+              false);
+        }
       case "disk":
         {
           List<BenchData.GenPod> gen = BenchData.generate(size, 7);

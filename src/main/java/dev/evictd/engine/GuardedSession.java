@@ -284,7 +284,7 @@ final class GuardedSession implements AutoCloseable {
     if (budget.keptBytes() == 0) {
       return; // no size limit
     }
-    long bytes = KeptFacts.estimate(inserted.values(), budget.keptBytes());
+    long bytes = KeptFacts.estimate(inserted.values(), budget.keptBytes(), record.keptSeen);
     if (bytes > budget.keptBytes()) {
       throw new RuleFailure(
           "the facts rules inserted hold more than "

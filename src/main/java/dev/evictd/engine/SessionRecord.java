@@ -27,6 +27,9 @@ final class SessionRecord {
 
   final PerSyncFacts perSyncFacts = new PerSyncFacts();
 
+  /** The kept-facts budget's table of objects seen, reused from one sync's estimate to the next. */
+  final KeptFacts.Seen keptSeen = new KeptFacts.Seen();
+
   /** The ranking the planner inserted in this sync and its pods, in rank order. */
   Ranking lastRanking;
 
