@@ -2,7 +2,6 @@ package dev.evictd.cli;
 
 import dev.evictd.api.EvictdException;
 import dev.evictd.fixture.FixtureLoader;
-import dev.evictd.ruleset.RuleCompiler;
 import java.io.PrintWriter;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -74,12 +73,6 @@ public final class Main implements Runnable {
 
   /** Runs the command line with the given output streams; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
-    if (args.length > 0 && DEFAULT_RULES.contains(args[0]) && !namesRules(args)) {
-      // the packaged rules' rule base, built meanwhile for the command's first load of them
-      Thread rules = new Thread(RuleCompiler::buildDefaultAhead, "evictd-prepare-rules");
-      rules.setDaemon(true);
-      rules.start();
-    }
     if (args.length > 0 && PARSE_PODS.contains(args[0])) {
       boolean plan = args[0].equals("plan");
       Thread prepare = new Thread(() -> prepareParsing(plan), "evictd-prepare");
@@ -123,25 +116,6 @@ public final class Main implements Runnable {
           return BAD_INPUT;
         });
     return cl.execute(args);
-  }
-
-  /**
-   * The commands that load the packaged default rules unless {@code --rules} names others: their
-   * rule base is built on a thread of its own at start.
-   */
-  private static final Set<String> DEFAULT_RULES = Set.of("test", "replay", "plan", "explain");
-
-  /** Whether a command line names its rules ({@code --rules DIR} or {@code --rules=DIR}). */
-  static boolean namesRules(String[] args) {
-    for (String a : args) {
-      if (a.equals("--rules") || a.startsWith("--rules=")) {
-        return true;
-      }
-      if (a.equals("--")) {
-        break; // the rest are positional
-      }
-    }
-    return false;
   }
 
   /** The commands that parse pod files: their parser is built on a second thread at start. */

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import org.drools.model.Model;
 import org.drools.modelcompiler.KieBaseBuilder;
 import org.kie.api.KieBase;
@@ -132,74 +130,11 @@ final class PrebuiltModel {
     return load(marker(), sourcesSha256);
   }
 
-  /**
-   * The packaged model's rule base built ahead by {@link #buildAhead} for the first {@link #load}
-   * of its sources; {@link #TAKEN} once a load has asked (then nothing is built ahead any more).
-   */
-  private static final AtomicReference<CompletableFuture<KieBase>> AHEAD = new AtomicReference<>();
-
-  private static final CompletableFuture<KieBase> TAKEN = CompletableFuture.completedFuture(null);
-
-  /**
-   * Builds the packaged model's rule base now, on the calling thread, for the first {@link #load}
-   * of the packaged sources in this process, which then takes it instead of building the same (a
-   * command calls it on a thread of its own at start, before it has read its command line). It
-   * builds only when every check of {@link #load} holds and quietly leaves nothing when one does
-   * not or the build fails: that load then goes its own way, with its warnings. Does nothing once a
-   * load has asked, or when called again. Returns what it built (null: nothing).
-   */
-  static KieBase buildAhead() {
-    CompletableFuture<KieBase> f = new CompletableFuture<>();
-    if (!AHEAD.compareAndSet(null, f)) {
-      return null;
-    }
-    KieBase kb = null;
-    try {
-      Marker m = marker();
-      if (m != null && whyNot(m) == null) {
-        kb = build(m);
-      }
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      kb = null; // the load builds it again and reports what fails
-    } finally {
-      f.complete(kb);
-    }
-    return kb;
-  }
-
-  /** Forgets what was built ahead and whether a load asked, as in a new process (for tests). */
-  static void forgetAhead() {
-    AHEAD.set(null);
-  }
-
   /** The rule base a marker stands for, for sources with this SHA-256; null as above. */
   static KieBase load(Marker m, String sourcesSha256) {
     if (m == null || !m.sourcesSha256().equals(sourcesSha256)) {
       return null;
     }
-    CompletableFuture<KieBase> ahead = m.equals(marker()) ? AHEAD.getAndSet(TAKEN) : null;
-    if (ahead != null && ahead != TAKEN) {
-      KieBase kb = ahead.join(); // built, or being built, by buildAhead: the same checks held
-      if (kb != null) {
-        return kb;
-      }
-    }
-    String why = whyNot(m);
-    if (why != null) {
-      LOG.warn("classpath:{}: not used, the rules are compiled: {}", RESOURCE, why);
-      return null;
-    }
-    try {
-      return build(m);
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      LOG.warn(
-          "classpath:{}: cannot be loaded, the rules are compiled: {}", RESOURCE, e.toString());
-      return null;
-    }
-  }
-
-  /** Why a marker's model cannot be used in this process, or null when it can. */
-  private static String whyNot(Marker m) {
     String why = null;
     if (!RuleSetCache.evictdVersion().equals(m.evictdVersion())) {
       why = "made by evictd " + m.evictdVersion() + ", not " + RuleSetCache.evictdVersion();
@@ -208,17 +143,22 @@ final class PrebuiltModel {
     } else if (!factClassesSha256(m.factClasses()).equals(m.factClassesSha256())) {
       why = "the fact classes changed since it was made";
     }
-    return why;
-  }
-
-  /** The rule base of a marker's model classes. */
-  private static KieBase build(Marker m) throws ReflectiveOperationException {
-    List<Model> models = new ArrayList<>();
-    for (String name : m.models()) {
-      Class<?> c = Class.forName(name, true, PrebuiltModel.class.getClassLoader());
-      models.add((Model) c.getDeclaredConstructor().newInstance());
+    if (why != null) {
+      LOG.warn("classpath:{}: not used, the rules are compiled: {}", RESOURCE, why);
+      return null;
     }
-    return KieBaseBuilder.createKieBaseFromModel(models);
+    try {
+      List<Model> models = new ArrayList<>();
+      for (String name : m.models()) {
+        Class<?> c = Class.forName(name, true, PrebuiltModel.class.getClassLoader());
+        models.add((Model) c.getDeclaredConstructor().newInstance());
+      }
+      return KieBaseBuilder.createKieBaseFromModel(models);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      LOG.warn(
+          "classpath:{}: cannot be loaded, the rules are compiled: {}", RESOURCE, e.toString());
+      return null;
+    }
   }
 
   /**

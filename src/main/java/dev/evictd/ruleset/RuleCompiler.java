@@ -208,16 +208,6 @@ public final class RuleCompiler {
     return compile("default", readDefault(), options, new ArrayList<>());
   }
 
-  /**
-   * Builds the packaged default rules' pre-built rule base ahead, on the calling thread, for the
-   * first load of the default rules in this process ({@link #compile} takes it instead of building
-   * the same; every check still holds as it would there). For a command that loads the defaults, on
-   * a thread of its own while its command line is read.
-   */
-  public static void buildDefaultAhead() {
-    PrebuiltModel.buildAhead();
-  }
-
   /** The optional manifest of a rules directory that builds on another rule set. */
   public static final String MANIFEST = "rules.yaml";
 

@@ -22,16 +22,6 @@ class MainSubcommandsTest {
   }
 
   @Test
-  void aCommandLineNamingItsRulesIsToldApart() {
-    assertThat(Main.namesRules(new String[] {"plan", "--rules", "r", "--config", "c"})).isTrue();
-    assertThat(Main.namesRules(new String[] {"test", "--rules=r", "f.yaml"})).isTrue();
-    assertThat(Main.namesRules(new String[] {"plan", "--config", "c", "--pods", "p"})).isFalse();
-    // after "--" every argument is positional: a fixture file may be called --rules
-    assertThat(Main.namesRules(new String[] {"test", "--", "--rules"})).isFalse();
-    assertThat(Main.namesRules(new String[] {"test", "--rules-dir"})).isFalse();
-  }
-
-  @Test
   void eachNameIsTheOneItsCommandDeclares() {
     for (Map.Entry<String, Class<?>> e : Main.SUBCOMMANDS.entrySet()) {
       CommandLine.Command c = e.getValue().getAnnotation(CommandLine.Command.class);
