@@ -50,10 +50,7 @@ record NodeSources(
         c.podsFile() == null
             ? PodSource.of(List.of())
             // kept as the informer's store keeps its pods, which the rules then read without a copy
-            : PodSource.of(
-                CapturedInputs.pods(c.podsFile()).stream()
-                    .map(dev.evictd.engine.PodCompaction::forStore)
-                    .toList());
+            : PodSource.of(CapturedInputs.pods(c.podsFile()));
     LOG.info(
         "standalone: host statistics, {} pods{}, dry run",
         pods.activePods().size(),

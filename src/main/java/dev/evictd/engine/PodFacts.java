@@ -46,6 +46,19 @@ public final class PodFacts {
 
   /** The fact for a pod at {@code position} of the active list. */
   public static PodFact of(Pod pod, int position) {
+    return of(pod, position, true);
+  }
+
+  /**
+   * Checks what {@link #of} reads of a pod kept as the pod store keeps it ({@link
+   * PodCompaction#forStore}), throwing what {@link #of} would throw, without its rules' view: for
+   * such a pod that is the pod itself, and finding that it is walks the whole pod again.
+   */
+  public static void check(Pod pod) {
+    of(pod, 0, false);
+  }
+
+  private static PodFact of(Pod pod, int position, boolean rulesView) {
     String ns = namespace(pod);
     String name = name(pod);
     String uid = uid(pod);
@@ -116,7 +129,7 @@ public final class PodFacts {
         labels,
         List.copyOf(owners),
         owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
-        visibleToRules(pod),
+        rulesView ? visibleToRules(pod) : pod,
         deletionTimestamp(pod),
         pod.getMetadata() == null ? null : pod.getMetadata().getDeletionGracePeriodSeconds());
   }
