@@ -10,6 +10,11 @@ import java.util.Arrays;
  * rules as the agent does, on a sync thread (the calling thread made one), with no hand-over to a
  * rule thread. When only some syncs decide an eviction (the {@code e2d} and {@code oscillate}
  * scenarios), the deciding syncs are also given on their own.
+ *
+ * <p>{@code -Dprofile.pauseMs=P -Dprofile.pausedSeconds=S}: the last S seconds sleep P ms before
+ * each sync, as the agent's syncs wait for an event or the next interval, and the figures are of
+ * those syncs alone (the code compiled by the back-to-back syncs before them; the core's caches
+ * not).
  */
 public final class Profile {
   private Profile() {}
@@ -33,8 +38,20 @@ public final class Profile {
     com.sun.management.ThreadMXBean mx =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long tid = Thread.currentThread().getId();
+    long pauseMs = Long.getLong("profile.pauseMs", 0);
+    long pausedFrom = end - Long.getLong("profile.pausedSeconds", seconds) * 1_000_000_000L;
+    int firstPaused = -1;
     int n = 0;
     while (System.nanoTime() < end && n < max) {
+      if (pauseMs > 0 && System.nanoTime() >= pausedFrom) {
+        firstPaused = firstPaused < 0 ? n : firstPaused;
+        try {
+          Thread.sleep(pauseMs);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
       long a0 = mx.getThreadAllocatedBytes(tid);
       long c0 = mx.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
@@ -55,13 +72,15 @@ public final class Profile {
       planner.close();
     }
     String what = (reference ? "reference" : "rules") + " " + kind + " " + pods;
-    report(what + ": " + n + " syncs; last half", times, cpu, alloc, n / 2, n, null);
+    int from = firstPaused >= 0 ? firstPaused : n / 2;
+    String part = firstPaused >= 0 ? "the paused syncs" : "the last half";
+    report(what + ": " + n + " syncs; " + part, times, cpu, alloc, from, n, null);
     long deciding = 0;
-    for (int i = n / 2; i < n; i++) {
+    for (int i = from; i < n; i++) {
       deciding += decided[i] ? 1 : 0;
     }
-    if (deciding > 0 && deciding < n - n / 2) {
-      report(what + ": deciding syncs of the last half", times, cpu, alloc, n / 2, n, decided);
+    if (deciding > 0 && deciding < n - from) {
+      report(what + ": deciding syncs of " + part, times, cpu, alloc, from, n, decided);
     }
   }
 
