@@ -4,17 +4,18 @@ import dev.evictd.api.RulesException;
 import dev.evictd.engine.RuleSource;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.JarURLConnection;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
-import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,13 +165,13 @@ final class RuleSetReader {
   }
 
   /**
-   * Serialises the reads from a jar: a jar's zip file system is open once at a time, and a second
-   * thread opening it meanwhile gets FileSystemAlreadyExistsException (two fixtures' rule sets
-   * resolved at once in {@code evictd test}).
+   * Reads the default rules as {@code loader} finds them. From a jar they are read with the jar's
+   * {@link JarFile} (whose central directory the class loader has read already), not through a zip
+   * file system: that opened the jar a second time and looked up the installed file system
+   * providers in every jar of the class path, a tenth of loading the rules at start. The files,
+   * their order and every message are those of the zip file system's listing of the directory (the
+   * {@code .drl} files directly in it, in name order).
    */
-  private static final Object JAR_READS = new Object();
-
-  /** Reads the default rules as {@code loader} finds them. */
   static List<RuleSource> readDefault(ClassLoader loader) {
     URL url = loader.getResource(RuleCompiler.DEFAULT_RULES_RESOURCE);
     if (url == null) {
@@ -179,17 +180,7 @@ final class RuleSetReader {
     try {
       URI uri = url.toURI();
       if ("jar".equals(uri.getScheme())) {
-        synchronized (JAR_READS) {
-          try (FileSystem fs = FileSystems.newFileSystem(uri, Map.of())) {
-            List<RuleSource> sources =
-                listDir(fs.getPath("/" + RuleCompiler.DEFAULT_RULES_RESOURCE), true);
-            List<RuleSource> out = new ArrayList<>();
-            for (RuleSource s : sources) {
-              out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
-            }
-            return out;
-          }
-        }
+        return readJar(url);
       }
       List<RuleSource> out = new ArrayList<>();
       for (RuleSource s : listDir(Path.of(uri), true)) {
@@ -198,6 +189,59 @@ final class RuleSetReader {
       return out;
     } catch (URISyntaxException | IOException e) {
       throw new RulesException("cannot read the packaged default rules: " + e.getMessage());
+    }
+  }
+
+  /** The default rules of the jar a {@code jar:} URL of their directory names. */
+  private static List<RuleSource> readJar(URL url) throws IOException {
+    String dir = "/" + RuleCompiler.DEFAULT_RULES_RESOURCE;
+    String prefix = RuleCompiler.DEFAULT_RULES_RESOURCE + "/";
+    JarURLConnection c = (JarURLConnection) url.openConnection();
+    c.setUseCaches(false); // a JarFile of its own, closed here (the jar's data is shared)
+    try (JarFile jar = c.getJarFile()) {
+      List<String> names = new ArrayList<>();
+      for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
+        String n = e.nextElement().getName();
+        if (n.startsWith(prefix)) {
+          String name = n.substring(prefix.length());
+          if (!name.isEmpty() && name.indexOf('/') < 0 && name.endsWith(".drl")) {
+            names.add(name);
+          }
+        }
+      }
+      if (names.isEmpty()) {
+        throw new RulesException(dir + ": no .drl rule files");
+      }
+      // in the zip file system's order of paths: their UTF-8 bytes, unsigned
+      names.sort(
+          (a, b) ->
+              java.util.Arrays.compareUnsigned(
+                  a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+      List<RuleSource> out = new ArrayList<>();
+      for (String name : names) {
+        String shown = dir + "/" + name;
+        JarEntry entry = jar.getJarEntry(prefix + name);
+        long size = entry.getSize();
+        if (size > MAX_RULE_FILE_BYTES) {
+          throw new RulesException(shown + ": rule file too large (" + size + " bytes)");
+        }
+        byte[] bytes;
+        try (InputStream in = jar.getInputStream(entry)) {
+          bytes = in.readAllBytes();
+        } catch (IOException e) {
+          throw new RulesException(
+              shown + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
+        }
+        if (bytes.length > MAX_RULE_FILE_BYTES) {
+          throw new RulesException(shown + ": rule file too large (" + bytes.length + " bytes)");
+        }
+        String text = dev.evictd.config.YamlNode.strictUtf8(bytes);
+        if (text == null) {
+          throw new RulesException(shown + ": not a UTF-8 text file");
+        }
+        out.add(new RuleSource(name, "default:" + name, text));
+      }
+      return out;
     }
   }
 
