@@ -292,6 +292,8 @@ public final class DecisionWarmUp implements AutoCloseable {
     private volatile boolean stop;
     private volatile boolean began;
     private volatile Planner scratch;
+    private volatile java.lang.ref.WeakReference<Planner> made =
+        new java.lang.ref.WeakReference<>(null);
     private volatile long startNanos;
     private volatile int syncs;
     private volatile int pressureSyncs;
@@ -313,9 +315,14 @@ public final class DecisionWarmUp implements AutoCloseable {
       return result;
     }
 
-    /** The scratch planner while the warm-up runs (tests). */
-    Planner scratch() {
-      return scratch;
+    /** The scratch planner, weakly: it is garbage once the warm-up ended (tests). */
+    java.lang.ref.WeakReference<Planner> scratchMade() {
+      return made;
+    }
+
+    /** Scratch syncs run so far. */
+    int syncsSoFar() {
+      return syncs;
     }
 
     /** The threads that ran it: more than one when the watchdog abandoned one (tests). */
@@ -370,6 +377,7 @@ public final class DecisionWarmUp implements AutoCloseable {
         return;
       }
       scratch = p;
+      made = new java.lang.ref.WeakReference<>(p);
       p.podCleanupTimeout(podCleanupTimeout);
       long wallEnd = startNanos + WALL_BOUND.toNanos();
       String stopped = null;
