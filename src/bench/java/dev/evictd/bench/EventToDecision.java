@@ -377,6 +377,8 @@ public final class EventToDecision {
         throw new IllegalStateException(
             "memcg notifier not available: " + notifier.unavailableReason());
       }
+      // the agent's warm-up of the decision path, wired as evictd run wires it
+      dev.evictd.agent.DecisionWarmUp agentWarmUp = AgentWarmUp.attach(manager);
       // the sync thread's own figures, read on it after each sync (outside the timed window)
       Path[] syncTask = new Path[1];
       long[] syncThreadId = new long[1];
@@ -414,6 +416,7 @@ public final class EventToDecision {
                     decided && THREADS ? threads(ddPid) : Map.of()));
           });
       manager.start();
+      agentWarmUp.started();
       Sync first = syncs.poll(30, TimeUnit.SECONDS);
       if (first == null || first.victim() != null) {
         throw new IllegalStateException("the first sync did not run quietly: " + first);
@@ -421,6 +424,8 @@ public final class EventToDecision {
       if (notifier.registeredThreshold().isEmpty()) {
         throw new IllegalStateException("no memcg threshold registered after the first sync");
       }
+      // the warm-up the first sync (near the line) started: the crossings come after it
+      dev.evictd.agent.DecisionWarmUp.Result warmed = AgentWarmUp.await(agentWarmUp);
 
       List<Long> eventToDecision = new ArrayList<>();
       List<Long> writeToDecision = new ArrayList<>();
@@ -652,7 +657,7 @@ public final class EventToDecision {
                   + "\"event_to_decision_first_half_p50_ms\": %s, \"event_to_decision_first_half_p99_ms\": %s, "
                   + "\"event_to_decision_second_half_p50_ms\": %s, \"event_to_decision_second_half_p99_ms\": %s, "
                   + "\"sync_cpu_first_half_p50_ms\": %s, \"sync_cpu_second_half_p50_ms\": %s, "
-                  + "\"victims\": \"%s\"}%n",
+                  + "%s\"victims\": \"%s\"}%n",
               PODS,
               podCgroups,
               warmUp,
@@ -691,6 +696,7 @@ public final class EventToDecision {
               ms(secondHalf, 99),
               ms(syncCpu.subList(0, syncCpu.size() / 2), 50),
               ms(syncCpu.subList(syncCpu.size() / 2, syncCpu.size()), 50),
+              AgentWarmUp.json(warmed),
               victims);
       // no crossing measured: no percentile (null), the misses still counted
       json = json.replace("NaN", "null");

@@ -185,6 +185,8 @@ public final class PollToDecision {
         throw new IllegalStateException("memory poll not available: " + poll.unavailableReason());
       }
       pollRef.set(poll);
+      // the agent's warm-up of the decision path, wired as evictd run wires it
+      dev.evictd.agent.DecisionWarmUp agentWarmUp = AgentWarmUp.attach(manager);
       manager.addSyncListener(
           (Summary s, EvictionPlan p) -> {
             long now = System.nanoTime();
@@ -194,10 +196,13 @@ public final class PollToDecision {
           });
       poll.start();
       manager.start();
+      agentWarmUp.started();
       Sync first = syncs.poll(30, TimeUnit.SECONDS);
       if (first == null || first.victim() != null) {
         throw new IllegalStateException("the first sync did not run quietly: " + first);
       }
+      // the warm-up the first sync (near the line) started: the crossings come after it
+      AgentWarmUp.await(agentWarmUp);
 
       List<Long> eventToDecision = new ArrayList<>();
       List<Long> eventToFact = new ArrayList<>();

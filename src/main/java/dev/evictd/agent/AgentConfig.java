@@ -157,7 +157,8 @@ public record AgentConfig(
     @Setting(
             label = "TRIGGER",
             help =
-                "A PSI trigger on /proc/pressure/memory, e.g. \"some 150000 2000000\" (default: none).")
+                "A PSI trigger on /proc/pressure/memory, e.g. \"some 150000 2000000\" (default:"
+                    + " none).")
         String psiTrigger,
     @Setting(
             label = "CMD",
@@ -220,7 +221,19 @@ public record AgentConfig(
             help =
                 "Where rule sets already checked are remembered, so a restart does not check an"
                     + " unchanged set again (default STATEDIR/rules-cache; off: none).")
-        Path rulesCacheDir) {
+        Path rulesCacheDir,
+    @Setting(
+            label = "WHEN",
+            dflt = "near",
+            choices = {"near", "start", "off"},
+            help =
+                "When the decision path of a rule set is warmed up (a few hundred scratch syncs of"
+                    + " it under memory pressure on made-up inputs, at most 1 s of CPU, nothing"
+                    + " acted on), so that a real pressure sync runs compiled code: near (after the"
+                    + " first sync whose memory signal is near a threshold, and before a set"
+                    + " reloaded then goes live), start (after start-up and before every reloaded"
+                    + " set goes live) or off.")
+        String rulesWarmUp) {
 
   /** Every key of the configuration file (and the flag of the same name). */
   public static final Set<String> KEYS = keys();

@@ -85,7 +85,13 @@ final class AgentWiring {
     manager.addReadinessConditions(readiness);
     probation.onSwap(manager::swapRules);
     manager.setProbation(probation);
-    watchRuleThreads(planner, probation, metrics, readiness, agent);
+    DecisionWarmUp warmUp =
+        agent.own(new DecisionWarmUp(manager, DecisionWarmUp.When.of(c.rulesWarmUp())));
+    // the decision path's warm-up, on a scratch planner: after a sync near a memory threshold (or
+    // at start), and for a reloaded set on the reloader's thread before it is handed over
+    manager.addSyncListener(warmUp::synced);
+    probation.beforeSwap(warmUp::warmBeforeSwap);
+    watchRuleThreads(planner, probation, warmUp, metrics, readiness, agent);
     NodeTaints taints = node.taints();
     if (taints != null) {
       // the Node carries a taint for each condition the sync reports (held for the transition
@@ -106,6 +112,7 @@ final class AgentWiring {
       }
       manager.start();
     }
+    warmUp.started();
     return manager;
   }
 
@@ -148,11 +155,15 @@ final class AgentWiring {
   private static void watchRuleThreads(
       Planner planner,
       RuleProbation probation,
+      DecisionWarmUp warmUp,
       AgentMetrics metrics,
       Readiness readiness,
       Agent agent) {
     java.util.function.IntSupplier stuckThreads =
-        () -> planner.aliveAbandonedRuleThreads() + probation.shadowThreadsAlive();
+        () ->
+            planner.aliveAbandonedRuleThreads()
+                + probation.shadowThreadsAlive()
+                + warmUp.threadsAlive();
     metrics.ruleThreadsAbandoned(stuckThreads);
     RuleThreadHealth ruleThreads =
         new RuleThreadHealth(stuckThreads, Planner.MAX_ABANDONED_THREADS);

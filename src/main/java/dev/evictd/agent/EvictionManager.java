@@ -85,6 +85,7 @@ public final class EvictionManager implements AutoCloseable {
   private volatile RuleProbation.Inputs lastInputs;
   private volatile SyncThread.Loop syncLoop;
   private volatile boolean started;
+  private volatile boolean syncing; // a sync runs (background work such as the warm-up waits)
   private final SyncLock lock = new SyncLock(); // a sync thread the watchdog abandons loses it
   private int abandonedSeen; // abandoned rule threads as of the last sync
   // young collections between syncs rather than in the next one (the sync thread's alone)
@@ -322,7 +323,30 @@ public final class EvictionManager implements AutoCloseable {
 
   /** Runs one sync now (the loop calls this; tests may too). */
   public SyncResult syncOnce(String reason) {
-    return lock.call(() -> syncLocked(reason));
+    syncing = true;
+    try {
+      return lock.call(() -> syncLocked(reason));
+    } finally {
+      syncing = false;
+    }
+  }
+
+  /**
+   * Whether the loop has started and no sync runs or is asked for: background work ({@link
+   * DecisionWarmUp}) goes on only then.
+   */
+  boolean idle() {
+    return started && !syncing && triggers.isEmpty();
+  }
+
+  /** The planner (for the warm-up of its rules). */
+  Planner planner() {
+    return planner;
+  }
+
+  /** The loop's settings. */
+  Settings settings() {
+    return settings;
   }
 
   private SyncResult syncLocked(String reason) {

@@ -64,6 +64,7 @@ public final class RuleProbation {
   private final List<Function<EvictionPlan, String>> checks = new CopyOnWriteArrayList<>();
   private final java.util.function.Consumer<String> count;
   private java.util.function.Consumer<RuleSet> swap = rs -> {};
+  private volatile java.util.function.Consumer<RuleSet> beforeSwap = rs -> {};
 
   private RuleSet trusted;
   private Path trustedDir;
@@ -106,6 +107,14 @@ public final class RuleProbation {
   /** Where rollbacks and trusted sets are handed over (the manager's swap at a sync boundary). */
   public synchronized void onSwap(java.util.function.Consumer<RuleSet> swap) {
     this.swap = swap;
+  }
+
+  /**
+   * What is done with an admitted set before it is handed over, on the admitting thread (the
+   * decision path's warm-up).
+   */
+  public void beforeSwap(java.util.function.Consumer<RuleSet> work) {
+    this.beforeSwap = work;
   }
 
   /**
@@ -203,6 +212,11 @@ public final class RuleProbation {
         count.accept(REJECTED);
         return REJECTED;
       }
+    }
+    try {
+      beforeSwap.accept(rs);
+    } catch (RuntimeException e) {
+      LOG.warn("before handing over {}: {}", rs.sha256(), e.toString());
     }
     java.util.function.Consumer<RuleSet> to;
     synchronized (this) {

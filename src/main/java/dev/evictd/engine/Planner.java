@@ -69,6 +69,7 @@ public final class Planner implements AutoCloseable {
 
   private final EvictionConfig config;
   private final SyncBudget budget;
+  private final DecisionGuard.Limits limits;
   private final SessionFacts facts;
   private final GuardedSession session;
   private final PlanAssembly plans;
@@ -116,6 +117,7 @@ public final class Planner implements AutoCloseable {
       RuleSet rules, EvictionConfig config, SyncBudget budget, DecisionGuard.Limits limits) {
     this.config = config;
     this.budget = budget;
+    this.limits = limits;
     this.facts = new SessionFacts(config);
     this.session = new GuardedSession(budget, facts::podCount);
     this.plans = new PlanAssembly(config, new DecisionGuard(config, limits), facts);
@@ -196,6 +198,16 @@ public final class Planner implements AutoCloseable {
   /** The rule set in use. */
   public RuleSet rules() {
     return rules;
+  }
+
+  /** What one sync may spend on rules. */
+  public SyncBudget budget() {
+    return budget;
+  }
+
+  /** What the decision guard lets the rules' decisions do. */
+  public DecisionGuard.Limits limits() {
+    return limits;
   }
 
   /**
