@@ -374,11 +374,11 @@ public final class EventToDecision {
                 Cgroups.detect(root, "kubepods"),
                 (MemcgThresholdCrossed e) -> {
                   // queued before the manager hears of it: the deciding sync never comes first
+                  long gcs = collections();
                   long cpu =
                       Thread.currentThread().getId() == syncThreadId[0]
                           ? threadBean.getCurrentThreadCpuTime()
                           : -1;
-                  long gcs = collections();
                   events.add(new Event(System.nanoTime(), e.direction(), gcs, cpu));
                   manager.event(e, "memcg", e.direction() == Direction.UP);
                 },
