@@ -13,6 +13,7 @@ import dev.evictd.api.Threshold;
 import dev.evictd.engine.Planner;
 import dev.evictd.executor.DryRunEvictor;
 import dev.evictd.linux.Cgroups;
+import dev.evictd.linux.EventPoll;
 import dev.evictd.linux.HostPaths;
 import dev.evictd.linux.HostStatsProvider;
 import dev.evictd.linux.MemcgThresholdNotifier;
@@ -99,8 +100,11 @@ public final class EventToDecision {
    */
   private static final long PRIME = 1L << 20;
 
-  /** A kernel event as delivered, with the collections (young and full) so far. */
-  private record Event(long nanos, Direction direction, long gcs) {}
+  /**
+   * A kernel event as delivered, with the collections (young and full) so far and, when delivered
+   * on the sync thread (which polls the eventfd itself), that thread's CPU time then (else -1).
+   */
+  private record Event(long nanos, Direction direction, long gcs, long syncCpu) {}
 
   /**
    * A sync as its listener saw it: when it ended, its statistics read, its decision, and (taken
@@ -345,6 +349,8 @@ public final class EventToDecision {
           statsTimes[1] = System.nanoTime();
           return s;
         };
+    Path[] syncTask = new Path[1];
+    long[] syncThreadId = {-1};
     try (Planner planner = new Planner(RuleCompiler.compileDefault(), config);
         EvictionManager manager =
             new EvictionManager(
@@ -369,10 +375,15 @@ public final class EventToDecision {
                 (MemcgThresholdCrossed e) -> {
                   // queued before the manager hears of it: the deciding sync never comes first
                   long gcs = collections();
-                  events.add(new Event(System.nanoTime(), e.direction(), gcs));
+                  long cpu =
+                      Thread.currentThread().getId() == syncThreadId[0]
+                          ? threadBean.getCurrentThreadCpuTime()
+                          : -1;
+                  events.add(new Event(System.nanoTime(), e.direction(), gcs, cpu));
                   manager.event(e, "memcg", e.direction() == Direction.UP);
                 },
-                clock)) {
+                clock,
+                loopPoll(manager))) {
       if (!notifier.available()) {
         throw new IllegalStateException(
             "memcg notifier not available: " + notifier.unavailableReason());
@@ -380,8 +391,6 @@ public final class EventToDecision {
       // the agent's warm-up of the decision path, wired as evictd run wires it
       dev.evictd.agent.DecisionWarmUp agentWarmUp = AgentWarmUp.attach(manager);
       // the sync thread's own figures, read on it after each sync (outside the timed window)
-      Path[] syncTask = new Path[1];
-      long[] syncThreadId = new long[1];
       long ddPid = dd.pid();
       manager.addSyncListener(
           (Summary s, EvictionPlan p) -> {
@@ -546,6 +555,10 @@ public final class EventToDecision {
           eventToDecision.add(e2d);
           boolean gc = decided.gcs() != up.gcs();
           Sched sync = decided.sched().minus(syncBefore);
+          if (up.syncCpu() >= 0) {
+            // the sync thread read the event itself: its CPU time from the event on
+            sync = sync.withRun(decided.sched().run() - up.syncCpu());
+          }
           if (gc) {
             withGc++;
           } else {
@@ -704,6 +717,17 @@ public final class EventToDecision {
       Files.writeString(out, json);
       System.out.print(json);
     }
+  }
+
+  /**
+   * As the agent: the sync loop polls the memcg eventfd itself; with {@code
+   * -De2d.notifierThread=true} the notifier has a thread of its own, which hands each event over to
+   * the sync thread (as before 2026-12-02).
+   */
+  private static EventPoll loopPoll(EvictionManager manager) {
+    EventPoll poll = Boolean.getBoolean("e2d.notifierThread") ? null : EventPoll.open();
+    manager.waitOn(poll);
+    return poll;
   }
 
   /** Collections so far, young and full (the decision's sync may pause in either). */

@@ -208,7 +208,15 @@ final class AgentWiring {
       manager.addObservationSource(psi::read);
     }
     // Kernel event sources (memcg thresholds, PSI triggers, memory.events, the adaptive poll):
-    // each wake-up is a fact with its source and asks for an immediate sync.
+    // each wake-up is a fact with its source and asks for an immediate sync. The memcg thresholds'
+    // eventfds are polled by the sync loop itself (no notifier thread to wake first).
+    dev.evictd.linux.EventPoll poll =
+        c.memcgNotifier() && cgroups.version().orElse(null) == Cgroups.Version.V1
+            ? dev.evictd.linux.EventPoll.open()
+            : null;
+    if (poll != null) {
+      manager.waitOn(poll);
+    }
     NotifierFactory.Spec spec =
         new NotifierFactory.Spec(
             config.thresholds(),
@@ -217,7 +225,8 @@ final class AgentWiring {
             c.memcgNotifier(),
             trigger,
             c.adaptivePoll(),
-            c.interval());
+            c.interval(),
+            poll);
     for (NotifierFactory.Notifier n : notifiers.start(spec, manager::event, clock)) {
       agent.own(n);
       if (n.available()) {

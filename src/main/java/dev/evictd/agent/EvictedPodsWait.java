@@ -6,9 +6,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,13 +18,21 @@ final class EvictedPodsWait {
 
   private EvictedPodsWait() {}
 
+  /** The sync loop's next trigger. */
+  @FunctionalInterface
+  interface Next {
+    /** The next trigger within {@code millis}, or null. */
+    EvictionManager.Trigger within(long millis) throws InterruptedException;
+  }
+
   /**
    * Waits (up to the pod cleanup timeout) for evicted pods to leave the node, as the kubelet does;
    * an urgent trigger ends the wait at once and is kept for the next sync.
    */
   static void waitFor(
       EvictionManager.SyncResult r,
-      BlockingQueue<EvictionManager.Trigger> triggers,
+      Next next,
+      Consumer<EvictionManager.Trigger> putBack,
       PodSource pods,
       Clock clock,
       Duration timeout,
@@ -68,9 +75,9 @@ final class EvictedPodsWait {
               r.attempts().stream().map(a -> a.pod().key()).collect(Collectors.joining(", ")));
           return;
         }
-        EvictionManager.Trigger t = triggers.poll(1, TimeUnit.SECONDS);
+        EvictionManager.Trigger t = next.within(1000);
         if (t != null && t.urgent()) {
-          triggers.offer(t);
+          putBack.accept(t);
           LOG.info("stopped waiting for evicted pods: {}", t.reason());
           return;
         }
@@ -81,7 +88,7 @@ final class EvictedPodsWait {
       LOG.info("timed out waiting for evicted pods to be cleaned up");
     } finally {
       if (deferred != null) {
-        triggers.offer(deferred);
+        putBack.accept(deferred);
       }
     }
   }

@@ -90,6 +90,8 @@ public final class EvictionManager implements AutoCloseable {
   private int abandonedSeen; // abandoned rule threads as of the last sync
   // young collections between syncs rather than in the next one (the sync thread's alone)
   private final EdenHeadroom headroom = EdenHeadroom.forThisJvm();
+  // where the loop waits for a trigger when the kernel's eventfds are polled on it (else the queue)
+  private volatile dev.evictd.linux.EventPoll eventPoll;
 
   public EvictionManager(
       Planner planner,
@@ -143,9 +145,76 @@ public final class EvictionManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes the loop wait for its triggers in {@code poll} (before {@link #start}): the memcg
+   * notifiers made with it are polled by the sync thread, which reads a kernel event and syncs with
+   * no hand-over from another thread; other threads' triggers wake it. The manager closes it.
+   */
+  public void waitOn(dev.evictd.linux.EventPoll poll) {
+    eventPoll = poll;
+  }
+
   /** Asks for a sync now; urgent triggers also end a wait for evicted pods. */
   public void trigger(String reason, boolean urgent) {
-    triggers.offer(new Trigger(reason, urgent));
+    offer(new Trigger(reason, urgent));
+  }
+
+  private void offer(Trigger t) {
+    triggers.offer(t);
+    dev.evictd.linux.EventPoll poll = eventPoll;
+    if (poll != null) {
+      SyncThread.Loop l = syncLoop;
+      if (l == null || l.current() != Thread.currentThread()) {
+        poll.wake(); // the loop's own triggers (a kernel event it read) need no wake-up
+      }
+    }
+  }
+
+  /**
+   * The next trigger within {@code millis}, or null: from the queue, or, with an {@link #waitOn
+   * event poll}, from the kernel events read while waiting in it (their handlers, on this thread,
+   * queue them). Should the poll fail, the loop waits on the queue from then on (the notifiers it
+   * polled report themselves unavailable: the agent polls).
+   */
+  private Trigger nextTrigger(long millis) throws InterruptedException {
+    dev.evictd.linux.EventPoll poll = eventPoll;
+    if (poll == null) {
+      return triggers.poll(millis, TimeUnit.MILLISECONDS);
+    }
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (true) {
+      Trigger t = triggers.poll();
+      if (t != null) {
+        return t;
+      }
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        return null;
+      }
+      try {
+        poll.await(TimeUnit.NANOSECONDS.toMillis(left + 999_999));
+      } catch (java.io.IOException e) {
+        LOG.error("waiting for kernel events failed ({}); waiting for triggers only", e.toString());
+        eventPoll = null;
+        return triggers.poll(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+    }
+  }
+
+  /** Reads the kernel events that are ready now (with an event poll), without waiting. */
+  private void kernelEventsNow() {
+    dev.evictd.linux.EventPoll poll = eventPoll;
+    if (poll != null) {
+      try {
+        poll.await(0);
+      } catch (java.io.IOException e) {
+        LOG.error("waiting for kernel events failed ({}); waiting for triggers only", e.toString());
+        eventPoll = null;
+      }
+    }
   }
 
   /**
@@ -274,7 +343,7 @@ public final class EvictionManager implements AutoCloseable {
               Math.max(
                   0, Math.min(waitMillis, Duration.between(clock.instant(), recheckAt).toMillis()));
         }
-        Trigger t = triggers.poll(waitMillis, TimeUnit.MILLISECONDS);
+        Trigger t = nextTrigger(waitMillis);
         if (!running) {
           break;
         }
@@ -295,9 +364,20 @@ public final class EvictionManager implements AutoCloseable {
         if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {
           recheckAt = clock.instant().plus(CROSSING_RECHECK);
         }
-        headroom.afterSync(() -> !triggers.isEmpty() || !running);
+        headroom.afterSync(
+            () -> {
+              kernelEventsNow(); // an event that came during the sync is queued now
+              return !triggers.isEmpty() || !running;
+            });
         EvictedPodsWait.waitFor(
-            r, triggers, pods, clock, settings.podCleanupTimeout(), () -> running, this::beat);
+            r,
+            this::nextTrigger,
+            triggers::offer,
+            pods,
+            clock,
+            settings.podCleanupTimeout(),
+            () -> running,
+            this::beat);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -487,8 +567,12 @@ public final class EvictionManager implements AutoCloseable {
     running = false;
     SyncThread.Loop l = syncLoop;
     Thread t = l == null ? null : l.current();
-    triggers.offer(new Trigger("shutdown", true));
-    if (t == null || t == Thread.currentThread()) {
+    offer(new Trigger("shutdown", true));
+    if (t == Thread.currentThread()) {
+      return;
+    }
+    if (t == null) {
+      closeEventPoll();
       return;
     }
     try {
@@ -500,6 +584,14 @@ public final class EvictionManager implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    closeEventPoll();
+  }
+
+  private void closeEventPoll() {
+    dev.evictd.linux.EventPoll poll = eventPoll;
+    if (poll != null) {
+      poll.close(); // waits for an await still in progress (a loop thread that did not end)
     }
   }
 }

@@ -40,7 +40,7 @@ public final class LinuxNotifiers implements NotifierFactory {
     try {
       if (spec.memcg() && !v2) {
         for (Threshold t : memory(spec.memoryThresholds())) {
-          out.add(memcg(t, cgroups, sink, clock));
+          out.add(memcg(t, cgroups, sink, clock, spec.eventPoll()));
         }
       }
       for (Path f : psiFiles(spec, cgroups, v2)) {
@@ -90,14 +90,16 @@ public final class LinuxNotifiers implements NotifierFactory {
     return files;
   }
 
-  private static Notifier memcg(Threshold t, Cgroups cgroups, Sink sink, Clock clock) {
+  private static Notifier memcg(
+      Threshold t, Cgroups cgroups, Sink sink, Clock clock, EventPoll poll) {
     MemcgThresholdNotifier n =
         new MemcgThresholdNotifier(
             t,
             cgroups,
             (MemcgThresholdCrossed e) ->
                 sink.event(e, MEMCG_SOURCE, e.direction() == MemcgThresholdCrossed.Direction.UP),
-            clock);
+            clock,
+            poll);
     return new Adapter(
         MEMCG_SOURCE,
         "memcg threshold for " + t.signal().key() + " on " + n.cgroup(),

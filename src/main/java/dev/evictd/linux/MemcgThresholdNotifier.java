@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * re-registers when it changed, at most every {@link #REFRESH_INTERVAL}; {@link #updateNow}
  * re-registers at once. A {@link PollLoop} waits on the registration's eventfd: it picks up a new
  * registration at once, stops within a second of {@link #close()} and owns every descriptor it
- * polls (it closes a replaced registration itself, so no descriptor is closed while polled).
+ * polls (it closes a replaced registration itself, so no descriptor is closed while polled); made
+ * with an {@link EventPoll}, the loop has no thread: the agent's sync loop polls the eventfd.
  *
  * <p>Where thresholds cannot be registered (cgroup v2, which has no {@code cgroup.event_control};
  * no memory controller; a missing cgroup; libc not bound) the notifier logs one warning and reports
@@ -74,13 +75,28 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
    */
   public MemcgThresholdNotifier(
       Threshold threshold, Cgroups cgroups, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
+    this(threshold, cgroups, listener, clock, null);
+  }
+
+  /**
+   * As {@link #MemcgThresholdNotifier(Threshold, Cgroups, Consumer, Clock)}, but with no thread of
+   * its own when {@code poll} is given: the thread that awaits {@code poll} (the agent's sync loop)
+   * reads the kernel's events and calls {@code listener}.
+   */
+  public MemcgThresholdNotifier(
+      Threshold threshold,
+      Cgroups cgroups,
+      Consumer<MemcgThresholdCrossed> listener,
+      Clock clock,
+      EventPoll poll) {
     this(
         threshold,
         threshold.signal(),
         cgroupFor(threshold.signal(), cgroups),
         listener,
         clock,
-        reasonFor(cgroups));
+        reasonFor(cgroups),
+        poll);
   }
 
   /**
@@ -89,7 +105,7 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
    */
   public static MemcgThresholdNotifier onCgroup(
       Signal signal, Path cgroup, Consumer<MemcgThresholdCrossed> listener, Clock clock) {
-    return new MemcgThresholdNotifier(null, signal, cgroup, listener, clock, null);
+    return new MemcgThresholdNotifier(null, signal, cgroup, listener, clock, null, null);
   }
 
   private MemcgThresholdNotifier(
@@ -98,7 +114,8 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
       Path cgroup,
       Consumer<MemcgThresholdCrossed> listener,
       Clock clock,
-      String reason) {
+      String reason,
+      EventPoll poll) {
     if (signal != Signal.MEMORY_AVAILABLE && signal != Signal.ALLOCATABLE_MEMORY_AVAILABLE) {
       throw new IllegalArgumentException(
           "memcg thresholds observe memory signals only, not " + signal);
@@ -117,7 +134,8 @@ public final class MemcgThresholdNotifier implements AutoCloseable {
                 registered = -1;
               }
               markUnavailable("waiting for memcg events on " + cgroup + " failed: " + why);
-            });
+            },
+            poll);
     if (reason == null) {
       reason = checkCgroup(cgroup);
     }

@@ -24,6 +24,8 @@ public interface NotifierFactory {
    *     v1
    * @param adaptivePoll whether to run the adaptive memory poll
    * @param interval the monitoring interval (the poll's interval far from any line)
+   * @param eventPoll where the sync loop waits: memcg thresholds' eventfds are polled there, by the
+   *     thread that syncs, instead of by a thread each; null: a thread each
    */
   record Spec(
       List<Threshold> memoryThresholds,
@@ -32,7 +34,20 @@ public interface NotifierFactory {
       boolean memcg,
       PsiTrigger psiTrigger,
       boolean adaptivePoll,
-      Duration interval) {}
+      Duration interval,
+      EventPoll eventPoll) {
+    /** A spec whose event sources each have a thread of their own. */
+    public Spec(
+        List<Threshold> memoryThresholds,
+        Cgroups cgroups,
+        HostPaths paths,
+        boolean memcg,
+        PsiTrigger psiTrigger,
+        boolean adaptivePoll,
+        Duration interval) {
+      this(memoryThresholds, cgroups, paths, memcg, psiTrigger, adaptivePoll, interval, null);
+    }
+  }
 
   /** Where the facts go (the agent's eviction manager). */
   @FunctionalInterface

@@ -364,4 +364,44 @@ class EvictionManagerTest {
     Thread.sleep(EvictionManager.CROSSING_RECHECK.toMillis() + 500);
     assertThat(stats.reads()).isEqualTo(4);
   }
+
+  @Test
+  void withAnEventPollTheLoopWaitsInItOtherThreadsTriggersWakeItAndCloseClosesIt()
+      throws Exception {
+    dev.evictd.linux.EventPoll poll = dev.evictd.linux.EventPoll.open();
+    org.junit.jupiter.api.Assumptions.assumeTrue(poll != null, "no eventfd here");
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100, "b", 900));
+    RecordingEvictor ev = new RecordingEvictor();
+    // the evicted pod never goes away, so only an urgent trigger can end the 30 s wait
+    EvictionManager m = slowLoop(stats, ev);
+    m.waitOn(poll);
+    m.start();
+    waitUntil(() -> !ev.decisions().isEmpty());
+    assertThat(ev.decisions()).hasSize(1);
+    waitUntil(() -> poll.pollingThread() != null);
+    assertThat(poll.pollingThread().getName())
+        .as("the sync loop waits for the evicted pod in the poll")
+        .startsWith("evictd-sync");
+    int readsBefore = stats.reads();
+    long before = System.nanoTime();
+    m.event("memcg threshold crossed", "memcg", true); // from this thread: wakes the poll
+    waitUntil(() -> stats.reads() > readsBefore);
+    assertThat(stats.reads()).isEqualTo(readsBefore + 1);
+    assertThat((stats.readNanos(readsBefore + 1) - before) / 1_000_000)
+        .isLessThan(5_000); // not the 30 s wait, not the 60 s interval
+    waitUntil(() -> poll.pollingThread() != null);
+    int readsThen = stats.reads();
+    // that sync evicted nothing new (the pod is in flight): the loop waits for its interval, in
+    // the poll, and a trigger that is not urgent ends that wait too
+    long then = System.nanoTime();
+    m.trigger("rules reloaded", false);
+    waitUntil(() -> stats.reads() > readsThen);
+    assertThat(stats.reads()).isEqualTo(readsThen + 1);
+    assertThat((stats.readNanos(readsThen + 1) - then) / 1_000_000).isLessThan(5_000);
+    m.close();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> poll.await(0))
+        .as("closed with the manager")
+        .isInstanceOf(java.io.IOException.class);
+  }
 }

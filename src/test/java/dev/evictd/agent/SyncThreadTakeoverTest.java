@@ -73,6 +73,10 @@ class SyncThreadTakeoverTest {
   }
 
   EvictionManager manager(Planner planner, PodEvictor evictor) {
+    return manager(planner, evictor, Duration.ofSeconds(10));
+  }
+
+  EvictionManager manager(Planner planner, PodEvictor evictor, Duration interval) {
     return new EvictionManager(
         planner,
         stats,
@@ -82,8 +86,7 @@ class SyncThreadTakeoverTest {
         EventSink.NONE,
         metrics,
         Clock.systemUTC(),
-        new EvictionManager.Settings(
-            Duration.ofSeconds(10), Duration.ZERO, EvictionMethod.DELETE, false, false));
+        new EvictionManager.Settings(interval, Duration.ZERO, EvictionMethod.DELETE, false, false));
   }
 
   /** A new pod makes the engine evaluate the held condition, which sticks once, under pressure. */
@@ -137,6 +140,45 @@ class SyncThreadTakeoverTest {
     assertThat(syncs("failed")).as("nor reported a sync of its own").isEqualTo(1.0);
     assertThat(planner.aliveAbandonedRuleThreads()).isZero();
     assertThat(planner.abandonedRuleThreads()).isEqualTo(1);
+  }
+
+  @Test
+  void withAnEventPollTheNewSyncThreadWaitsInItAndTriggersStillReachTheLoop() throws Exception {
+    dev.evictd.linux.EventPoll poll = dev.evictd.linux.EventPoll.open();
+    org.junit.jupiter.api.Assumptions.assumeTrue(poll != null, "no eventfd here");
+    RuleSet held =
+        RuleCompiler.compile(
+            HELD, new RuleCompiler.Options(true, null, RuleCompiler.Ownership.IGNORE));
+    Planner planner =
+        new Planner(
+            held, RuleProbationTest.CONFIG, SyncBudget.DEFAULT.withTime(Duration.ofSeconds(1)));
+    stats.set(RuleProbationTest.QUIET);
+    // an interval longer than any wait here: every sync after the first comes from a trigger
+    manager = manager(planner, recording, Duration.ofHours(1));
+    manager.waitOn(poll);
+    manager.start();
+    assertThat(await(() -> syncs("ok") == 1.0)).as("the start sync").isTrue();
+    assertThat(await(() -> poll.pollingThread() != null)).isTrue();
+    Thread first = poll.pollingThread();
+    assertThat(first.getName()).startsWith("evictd-sync-");
+
+    newPodUnderPressureSticksOnce(); // its trigger wakes the loop out of the poll
+    assertThat(await(() -> planner.abandonedRuleThreads() == 1)).isTrue();
+    assertThat(StuckRule.heldBy()).isSameAs(first);
+    assertThat(await(() -> !recording.decisions().isEmpty())).as("the new thread evicts").isTrue();
+    assertThat(await(() -> poll.pollingThread() != null && poll.pollingThread() != first))
+        .as("the new sync thread waits in the poll")
+        .isTrue();
+    double failed = syncs("failed");
+    double ok = syncs("ok");
+    manager.trigger("rules reloaded", false); // from this thread: through the poll's wake-up
+    assertThat(await(() -> syncs("ok") + syncs("failed") > ok + failed)).isTrue();
+    StuckRule.release();
+    manager.close();
+    manager = null;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> poll.await(0))
+        .as("closed with the manager")
+        .isInstanceOf(java.io.IOException.class);
   }
 
   @Test
