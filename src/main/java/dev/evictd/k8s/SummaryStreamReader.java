@@ -55,7 +55,7 @@ public final class SummaryStreamReader {
 
   /** The summary a plain JSON file holds, or null when the full path must read it. */
   public static Summary read(byte[] bytes) {
-    if (bytes.length > MAX_BYTES || !plainAscii(bytes)) {
+    if (bytes.length > MAX_BYTES || !JsonAsYaml.plainAscii(bytes)) {
       return null;
     }
     try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), bytes)) {
@@ -67,19 +67,6 @@ public final class SummaryStreamReader {
     } catch (NotPlain | JacksonException e) {
       return null;
     }
-  }
-
-  /**
-   * Printable ASCII and line breaks only: no tab (YAML and JSON treat some differently), no
-   * backslash (no escapes to decode the same way twice), nothing YAML refuses as unprintable.
-   */
-  private static boolean plainAscii(byte[] bytes) {
-    for (byte b : bytes) {
-      if ((b < 0x20 && b != '\n' && b != '\r') || b >= 0x7f || b == '\\') {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**
