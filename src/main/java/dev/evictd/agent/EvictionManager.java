@@ -306,11 +306,23 @@ public final class EvictionManager implements AutoCloseable {
   }
 
   /**
-   * How soon a sync is repeated when the kernel signalled an upward memory crossing but the sync
-   * found no memory threshold met: the statistics may have been read a moment before the charge
-   * that crossed the line showed in them. Once per signal.
+   * When a sync is repeated after the kernel (or the adaptive poll) signalled an upward memory
+   * crossing but the sync found no memory threshold met, each delay counted from the sync before:
+   * the statistics may have been read a moment before the charge that crossed the line showed in
+   * them. The kernel keeps per-CPU deltas of its page counters and folds them into the totals when
+   * a CPU's delta grows past a small threshold (which an allocation still under way soon does: the
+   * first two re-checks), every second ({@code vm.stat_interval}) and, for memory cgroups'
+   * statistics, at least every two seconds (the last two). So a crossing the first sync read a few
+   * pages short of is decided within milliseconds while memory keeps growing, and within about 2 s
+   * at worst, not at the next interval. The schedule ends at the first sync that finds a memory
+   * threshold met; a new upward signal starts it again. At most four extra syncs per signal.
    */
-  static final Duration CROSSING_RECHECK = Duration.ofSeconds(1);
+  static final List<Duration> CROSSING_RECHECKS =
+      List.of(
+          Duration.ofMillis(20),
+          Duration.ofMillis(80),
+          Duration.ofMillis(1000),
+          Duration.ofMillis(1000));
 
   /** How many refused decisions one sync logs one by one. */
   static final int MAX_LOGGED_REFUSALS = 20;
@@ -333,7 +345,8 @@ public final class EvictionManager implements AutoCloseable {
     }
     trigger(started ? "sync thread replaced" : "start", started);
     started = true;
-    Instant recheckAt = null;
+    Instant recheckAt = null; // the next re-check of an unconfirmed upward crossing, if any
+    int rechecks = 0; // re-checks done for the current signal
     while (running) {
       try {
         lastBeat = clock.instant();
@@ -347,9 +360,12 @@ public final class EvictionManager implements AutoCloseable {
         if (!running) {
           break;
         }
+        // the wait ends at the re-check or at the interval, whichever comes first (the wait is in
+        // whole milliseconds, so allow for one)
+        boolean dueRecheck =
+            t == null && recheckAt != null && !clock.instant().plusMillis(1).isBefore(recheckAt);
         String reason =
-            t != null ? t.reason() : recheckAt != null ? "memcg crossing re-checked" : "interval";
-        recheckAt = null;
+            t != null ? t.reason() : dueRecheck ? "memory crossing re-checked" : "interval";
         List<Trigger> coalesced = new ArrayList<>();
         triggers.drainTo(coalesced);
         if (!coalesced.isEmpty()) {
@@ -361,9 +377,18 @@ public final class EvictionManager implements AutoCloseable {
         }
         headroom.beforeSync();
         SyncResult r = syncOnce(reason);
-        if (upwardCrossing && r.plan() != null && !memoryThresholdMet(r.plan())) {
-          recheckAt = clock.instant().plus(CROSSING_RECHECK);
-        }
+        if (r.plan() != null && memoryThresholdMet(r.plan())) {
+          recheckAt = null; // confirmed: the thresholds' own handling goes on from here
+        } else if (upwardCrossing && r.plan() != null) {
+          rechecks = 0;
+          recheckAt = clock.instant().plus(CROSSING_RECHECKS.get(0));
+        } else if (dueRecheck) {
+          rechecks++;
+          recheckAt =
+              rechecks < CROSSING_RECHECKS.size()
+                  ? clock.instant().plus(CROSSING_RECHECKS.get(rechecks))
+                  : null;
+        } // any other sync in between leaves the schedule as it was
         headroom.afterSync(
             () -> {
               kernelEventsNow(); // an event that came during the sync is queued now

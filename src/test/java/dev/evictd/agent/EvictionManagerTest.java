@@ -334,7 +334,7 @@ class EvictionManagerTest {
   }
 
   @Test
-  void anUpwardCrossingTheSyncDoesNotConfirmIsCheckedAgainSoon() throws Exception {
+  void anUpwardCrossingTheSyncDoesNotConfirmIsCheckedAgainOnASchedule() throws Exception {
     FakeStatsProvider stats = new FakeStatsProvider();
     stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
     RecordingEvictor ev = new RecordingEvictor();
@@ -345,24 +345,48 @@ class EvictionManagerTest {
     assertThat(stats.reads()).isEqualTo(1);
     // the kernel says usage crossed the line, but the statistics do not show it yet
     m.event("memcg threshold crossed", "memcg", true);
-    waitUntil(() -> stats.reads() >= 2);
-    assertThat(stats.reads()).isEqualTo(2);
+    int schedule = EvictionManager.CROSSING_RECHECKS.size();
+    waitUntil(() -> stats.reads() >= 2 + schedule);
     assertThat(ev.decisions()).isEmpty();
-    waitUntil(() -> stats.reads() >= 3);
-    assertThat(stats.reads()).as("the re-check, not the 60 s interval").isEqualTo(3);
-    // from read to read as the agent did them (this thread may notice each one late when busy)
-    long tookMillis = (stats.readNanos(3) - stats.readNanos(2)) / 1_000_000;
-    assertThat(tookMillis)
-        .isGreaterThanOrEqualTo(EvictionManager.CROSSING_RECHECK.toMillis() - 100)
-        .isLessThan(EvictionManager.CROSSING_RECHECK.toMillis() + 3_000);
-    // once: the re-check did not confirm the crossing either, and is not repeated
-    Thread.sleep(2 * EvictionManager.CROSSING_RECHECK.toMillis() + 500);
-    assertThat(stats.reads()).isEqualTo(3);
+    assertThat(stats.reads()).as("the re-checks, not the 60 s interval").isEqualTo(2 + schedule);
+    // from read to read as the agent did them (this thread may notice each one late when busy):
+    // no re-check before its delay, the first ones soon
+    for (int i = 0; i < schedule; i++) {
+      long delay = EvictionManager.CROSSING_RECHECKS.get(i).toMillis();
+      long tookMillis = (stats.readNanos(3 + i) - stats.readNanos(2 + i)) / 1_000_000;
+      assertThat(tookMillis).as("re-check %d", i + 1).isBetween(delay - 2, delay + 3_000);
+    }
+    assertThat(EvictionManager.CROSSING_RECHECKS.get(0)).isLessThan(Duration.ofMillis(100));
+    // the schedule ends: none of the re-checks confirmed the crossing, and it is not repeated
+    Thread.sleep(2_500);
+    assertThat(stats.reads()).isEqualTo(2 + schedule);
     // a way down is not re-checked
     m.event("memcg threshold crossed", "memcg", false);
-    waitUntil(() -> stats.reads() >= 4);
-    Thread.sleep(EvictionManager.CROSSING_RECHECK.toMillis() + 500);
-    assertThat(stats.reads()).isEqualTo(4);
+    waitUntil(() -> stats.reads() >= 3 + schedule);
+    Thread.sleep(1_500);
+    assertThat(stats.reads()).isEqualTo(3 + schedule);
+  }
+
+  @Test
+  void theReChecksStopAtTheSyncThatFindsTheThresholdMet() throws Exception {
+    FakeStatsProvider stats = new FakeStatsProvider();
+    stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
+    RecordingEvictor ev = new RecordingEvictor();
+    EvictionManager m = slowLoop(stats, ev);
+    m.start();
+    waitUntil(() -> stats.reads() >= 1);
+    // the poll's crossing; the charge shows in the statistics only after the sync it triggered
+    m.event("memory poll crossed", dev.evictd.linux.MemoryPoll.SOURCE, true);
+    waitUntil(() -> stats.reads() >= 2);
+    stats.set(FakeStatsProvider.memory(500, 7000, "a", 100, "b", 900)); // 500Mi: below 1Gi
+    waitUntil(() -> !ev.decisions().isEmpty());
+    assertThat(ev.decisions()).hasSize(1);
+    int atDecision = stats.reads();
+    assertThat(atDecision) // a re-check decided (the first, unless this thread was late)
+        .isBetween(3, 2 + EvictionManager.CROSSING_RECHECKS.size());
+    // and no re-check follows it (the evicted pod's wait is the loop's 30 s)
+    Thread.sleep(2_500);
+    assertThat(stats.reads()).isEqualTo(atDecision);
   }
 
   @Test
