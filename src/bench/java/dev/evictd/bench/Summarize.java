@@ -182,7 +182,9 @@ public final class Summarize {
               || e.getKey().endsWith("_pct")
               || e.getKey().startsWith("full_gcs_")
               || e.getKey().startsWith("syncs_")
-              || e.getKey().equals("poll_missed"))) {
+              || e.getKey().equals("poll_missed")
+              // crossings whose first sync after the event decided nothing (a re-check did)
+              || e.getKey().equals("undecided_after_event"))) {
         out.put(prefix + e.getKey(), e.getValue().asDouble());
       }
     }
