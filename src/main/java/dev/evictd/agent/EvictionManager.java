@@ -351,19 +351,18 @@ public final class EvictionManager implements AutoCloseable {
       try {
         lastBeat = clock.instant();
         long waitMillis = settings.interval().toMillis();
+        // the wait ends at the re-check or at the interval, whichever comes first
+        boolean waitEndsAtRecheck = false;
         if (recheckAt != null) {
-          waitMillis =
-              Math.max(
-                  0, Math.min(waitMillis, Duration.between(clock.instant(), recheckAt).toMillis()));
+          long untilRecheck = Math.max(0, Duration.between(clock.instant(), recheckAt).toMillis());
+          waitEndsAtRecheck = untilRecheck <= waitMillis;
+          waitMillis = Math.min(waitMillis, untilRecheck);
         }
         Trigger t = nextTrigger(waitMillis);
         if (!running) {
           break;
         }
-        // the wait ends at the re-check or at the interval, whichever comes first (the wait is in
-        // whole milliseconds, so allow for one)
-        boolean dueRecheck =
-            t == null && recheckAt != null && !clock.instant().plusMillis(1).isBefore(recheckAt);
+        boolean dueRecheck = t == null && waitEndsAtRecheck;
         String reason =
             t != null ? t.reason() : dueRecheck ? "memory crossing re-checked" : "interval";
         List<Trigger> coalesced = new ArrayList<>();
