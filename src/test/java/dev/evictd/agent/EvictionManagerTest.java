@@ -333,14 +333,21 @@ class EvictionManagerTest {
     assertThat(ev.decisions()).hasSize(1);
   }
 
-  @Test
-  void anUpwardCrossingTheSyncDoesNotConfirmIsCheckedAgainOnASchedule() throws Exception {
-    FakeStatsProvider stats = new FakeStatsProvider();
-    stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
-    RecordingEvictor ev = new RecordingEvictor();
+  /** A {@link #slowLoop} on memory well above its 1Gi threshold, started, its first sync read. */
+  EvictionManager startedWellAboveTheThreshold(FakeStatsProvider stats, RecordingEvictor ev)
+      throws InterruptedException {
+    stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900));
     EvictionManager m = slowLoop(stats, ev);
     m.start();
     waitUntil(() -> stats.reads() >= 1);
+    return m;
+  }
+
+  @Test
+  void anUpwardCrossingTheSyncDoesNotConfirmIsCheckedAgainOnASchedule() throws Exception {
+    FakeStatsProvider stats = new FakeStatsProvider();
+    RecordingEvictor ev = new RecordingEvictor();
+    EvictionManager m = startedWellAboveTheThreshold(stats, ev);
     Thread.sleep(100);
     assertThat(stats.reads()).isEqualTo(1);
     // the kernel says usage crossed the line, but the statistics do not show it yet
@@ -370,11 +377,8 @@ class EvictionManagerTest {
   @Test
   void theReChecksStopAtTheSyncThatFindsTheThresholdMet() throws Exception {
     FakeStatsProvider stats = new FakeStatsProvider();
-    stats.set(FakeStatsProvider.memory(5000, 2000, "a", 100, "b", 900)); // well above 1Gi
     RecordingEvictor ev = new RecordingEvictor();
-    EvictionManager m = slowLoop(stats, ev);
-    m.start();
-    waitUntil(() -> stats.reads() >= 1);
+    EvictionManager m = startedWellAboveTheThreshold(stats, ev);
     // the poll's crossing; the charge shows in the statistics only after the sync it triggered
     m.event("memory poll crossed", dev.evictd.linux.MemoryPoll.SOURCE, true);
     waitUntil(() -> stats.reads() >= 2);
