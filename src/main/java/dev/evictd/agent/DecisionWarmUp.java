@@ -142,13 +142,18 @@ public final class DecisionWarmUp implements AutoCloseable {
    * listener {@link #synced} starts the near ones; {@link #started} the one at start.
    */
   public DecisionWarmUp(EvictionManager manager, When when) {
+    this(manager, when, CPU_BOUND);
+  }
+
+  /** The same with another CPU bound (tests of a whole warm-up, which a slow host must not end). */
+  DecisionWarmUp(EvictionManager manager, When when, Duration cpuBound) {
     this(
         when,
         manager.planner().config(),
         manager.planner().budget(),
         manager.planner().limits(),
         manager.settings().podCleanupTimeout(),
-        CPU_BOUND,
+        cpuBound,
         manager::idle,
         manager.planner()::rules,
         Clock.systemUTC());
