@@ -62,13 +62,13 @@ class MemcgEventLatencyTest {
         Thread.sleep(50); // the waiting thread picks the registration up
         List<Long> up = new ArrayList<>();
         List<Long> down = new ArrayList<>();
+        int[] stale = {0};
         for (int i = -WARM_UP; i < CROSSINGS_EACH_WAY; i++) {
           long t0 = System.nanoTime();
           in.write(chunk);
           in.flush();
-          long[] a = arrivals.poll(5, TimeUnit.SECONDS);
+          long[] a = next(arrivals, Direction.UP, stale);
           assertThat(a).as("UP fact of crossing " + i).isNotNull();
-          assertThat(a[1]).as("direction of crossing " + i).isEqualTo(1);
           if (i >= 0) {
             up.add(a[0] - t0); // the first crossings warm the JIT up: not counted
           }
@@ -77,9 +77,8 @@ class MemcgEventLatencyTest {
 
           long t1 = System.nanoTime();
           TestCgroup.truncate(file);
-          long[] b = arrivals.poll(5, TimeUnit.SECONDS);
+          long[] b = next(arrivals, Direction.DOWN, stale);
           assertThat(b).as("DOWN fact of crossing " + i).isNotNull();
-          assertThat(b[1]).as("direction of crossing " + i).isEqualTo(0);
           if (i >= 0) {
             down.add(b[0] - t1);
           }
@@ -100,9 +99,34 @@ class MemcgEventLatencyTest {
             pct(down, 50),
             pct(down, 99));
         assertThat(all).hasSize(2 * CROSSINGS_EACH_WAY);
+        // a late fact of the crossing before is possible on a loaded machine, a habit is not: a
+        // notifier that labels crossings the wrong way would be caught here
+        assertThat(stale[0])
+            .as("facts of the other direction that arrived after the drain")
+            .isLessThan(CROSSINGS_EACH_WAY / 5);
       }
       in.close();
       dd.waitFor(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * The next fact of {@code want}, or null after 5 s. A fact of the other direction is a straggler
+   * of the crossing before that came after {@link #drain} (the kernel's per-CPU event batches, a
+   * loaded machine): it is counted in {@code stale} and skipped, so it is not read as this
+   * crossing's answer.
+   */
+  private static long[] next(LinkedBlockingQueue<long[]> q, Direction want, int[] stale)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    long wanted = want == Direction.UP ? 1 : 0;
+    while (true) {
+      long left = deadline - System.nanoTime();
+      long[] a = left > 0 ? q.poll(left, TimeUnit.NANOSECONDS) : null;
+      if (a == null || a[1] == wanted) {
+        return a;
+      }
+      stale[0]++;
     }
   }
 
