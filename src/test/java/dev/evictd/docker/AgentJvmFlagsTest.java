@@ -60,10 +60,24 @@ class AgentJvmFlagsTest {
 
   /** The final values of the named flags in a child JVM with this environment. */
   static Map<String, String> finalFlags(Map<String, String> env) throws Exception {
+    String out = javaOutput(env, "-XX:+PrintFlagsFinal", "-version");
+    Map<String, String> flags = new HashMap<>();
+    Matcher m = Pattern.compile("(?m)^\\s*\\S+\\s+(\\w+)\\s+:?=\\s+(\\S+)").matcher(out);
+    while (m.find()) {
+      flags.put(m.group(1), m.group(2));
+    }
+    return flags;
+  }
+
+  /** What {@code java -version} prints (stdout and stderr) with this environment. */
+  static String javaVersionOutput(Map<String, String> env) throws Exception {
+    return javaOutput(env, "-version");
+  }
+
+  private static String javaOutput(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-XX:+PrintFlagsFinal");
-    cmd.add("-version");
+    cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().remove("JAVA_TOOL_OPTIONS");
     pb.environment().remove("JDK_JAVA_OPTIONS");
@@ -72,12 +86,7 @@ class AgentJvmFlagsTest {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(out).isZero();
-    Map<String, String> flags = new HashMap<>();
-    Matcher m = Pattern.compile("(?m)^\\s*\\S+\\s+(\\w+)\\s+:?=\\s+(\\S+)").matcher(out);
-    while (m.find()) {
-      flags.put(m.group(1), m.group(2));
-    }
-    return flags;
+    return out;
   }
 
   @Test
@@ -132,13 +141,30 @@ class AgentJvmFlagsTest {
   }
 
   @Test
-  void theCliInTheImageKeepsTheImagesOwnFreeRatios() throws Exception {
-    // without the DaemonSet's variable (evictd test, rules check in CI): the image's 20-40 % free
+  void theCliInTheImageHasALargerYoungGenerationThanTheAgent() throws Exception {
+    // without the DaemonSet's variable (evictd test, rules check in CI): a 16 MiB young generation
+    // and the JVM's own 40-70 % free, fewer collections of a large fixture's parse
     Map<String, String> cli =
         finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags(), "JDK_JAVA_OPTIONS", imageCliFlags()));
-    assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(8 * MI));
-    assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("20");
-    assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("40");
+    assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(16 * MI));
+    assertThat(cli.get("MaxNewSize")).isEqualTo(String.valueOf(16 * MI));
+    assertThat(cli.get("MinHeapFreeRatio")).isEqualTo("40");
+    assertThat(cli.get("MaxHeapFreeRatio")).isEqualTo("70");
+  }
+
+  @Test
+  void theClisHeapSizesNeedNoLargerContainerThanTheImagesAndPrintNothing() throws Exception {
+    // the JVM prints its heap-sizing warnings on stdout, where `evictd plan -o json` writes: at the
+    // smallest heap -Xms32m allows (a 64 MiB container), the CLI's sizes must need no adjusting
+    String flags = imageFlags() + " -XX:MaxRAM=64m";
+    Map<String, String> cli =
+        finalFlags(Map.of("JAVA_TOOL_OPTIONS", flags, "JDK_JAVA_OPTIONS", imageCliFlags()));
+    assertThat(cli.get("MaxHeapSize")).isEqualTo(String.valueOf(32 * MI));
+    assertThat(cli.get("NewSize")).isEqualTo(String.valueOf(16 * MI));
+    assertThat(
+            javaVersionOutput(
+                Map.of("JAVA_TOOL_OPTIONS", flags, "JDK_JAVA_OPTIONS", imageCliFlags())))
+        .doesNotContainIgnoringCase("warning");
   }
 
   @Test
