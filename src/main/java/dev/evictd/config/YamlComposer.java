@@ -117,6 +117,11 @@ final class YamlComposer {
    * Decodes {@code bytes} as UTF-8, refusing malformed input: null when they are not UTF-8 text.
    */
   static String strictUtf8(byte[] bytes) {
+    if (ascii(bytes)) {
+      // the same string, one copy: the decoder widens every byte to a char and the string then
+      // narrows them back (1.7 MB of fixture: 40 -> 23 ms in a fresh JVM with C1 alone)
+      return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
     try {
       return StandardCharsets.UTF_8
           .newDecoder()
@@ -127,6 +132,16 @@ final class YamlComposer {
     } catch (CharacterCodingException e) {
       return null;
     }
+  }
+
+  /** Whether every byte is 7-bit ASCII, where UTF-8 and ISO 8859-1 decode alike. */
+  private static boolean ascii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String firstLine(String s) {
