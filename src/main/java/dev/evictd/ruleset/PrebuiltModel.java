@@ -162,21 +162,27 @@ final class PrebuiltModel {
   }
 
   /**
-   * SHA-256 over the named classes' bytecode as the class loader finds it ("-" for one it does
-   * not).
+   * SHA-256 over the named classes' names and {@linkplain RuleSetCache#classStamp stamps} (length
+   * and CRC-32 of the bytecode as the class loader finds it, "-" for one it does not).
    */
   static String factClassesSha256(List<String> classes) {
+    // once per list and process: the classes this JVM has loaded are the ones it runs, whatever
+    // happens to the jar later (each cached rule set is checked against the same list)
+    return FACT_DIGESTS.computeIfAbsent(List.copyOf(classes), PrebuiltModel::digest);
+  }
+
+  private static final java.util.concurrent.ConcurrentMap<List<String>, String> FACT_DIGESTS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static String digest(List<String> classes) {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
-      ClassLoader cl = PrebuiltModel.class.getClassLoader();
       for (String c : classes) {
         md.update(c.getBytes(StandardCharsets.UTF_8));
         md.update((byte) 0);
-        try (InputStream in = cl.getResourceAsStream(c.replace('.', '/') + ".class")) {
-          md.update(in == null ? new byte[] {'-'} : in.readAllBytes());
-        } catch (IOException e) {
-          md.update(new byte[] {'?'});
-        }
+        md.update(
+            RuleSetCache.classStamp(c.replace('.', '/') + ".class")
+                .getBytes(StandardCharsets.UTF_8));
         md.update((byte) 0);
       }
       return HexFormat.of().formatHex(md.digest());

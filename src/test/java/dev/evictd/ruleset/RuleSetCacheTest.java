@@ -40,6 +40,31 @@ class RuleSetCacheTest {
   }
 
   @Test
+  void aClassIsStampedWithItsLengthAndCrcAndTheVersionWithTheCheckersStamps() throws IOException {
+    byte[] b =
+        RuleSetCache.class
+            .getClassLoader()
+            .getResourceAsStream("dev/evictd/ruleset/lint/PolicyLint.class")
+            .readAllBytes();
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(b);
+    assertThat(RuleSetCache.classStamp("dev/evictd/ruleset/lint/PolicyLint.class"))
+        .isEqualTo(b.length + ":" + Long.toHexString(crc.getValue()));
+    assertThat(RuleSetCache.classStamp("dev/evictd/ruleset/NoSuchClass.class")).isEqualTo("-");
+    // the version names the build and a digest of the checkers' stamps, the same at every call
+    assertThat(RuleSetCache.evictdVersion())
+        .matches("[^+]+\\+[0-9a-f]{16}")
+        .isEqualTo(RuleSetCache.evictdVersion());
+    // the fact classes' digest follows each class's stamp, and its name
+    String facts = PrebuiltModel.factClassesSha256(List.of("dev.evictd.api.Signal"));
+    assertThat(facts)
+        .hasSize(64)
+        .isNotEqualTo(PrebuiltModel.factClassesSha256(List.of("dev.evictd.api.Quantity")))
+        .isNotEqualTo(PrebuiltModel.factClassesSha256(List.of("dev.evictd.api.NoSuchFact")))
+        .isEqualTo(PrebuiltModel.factClassesSha256(List.of("dev.evictd.api.Signal")));
+  }
+
+  @Test
   void anUnchangedSetIsCheckedFromItsEntryWithoutCompiling(@TempDir Path tmp) throws IOException {
     Path cache = tmp.resolve("cache");
     RuleCompiler.Checked first = RuleCompiler.check(QOS, options(cache));

@@ -263,7 +263,10 @@ final class BytecodeInspector extends ClassVisitor {
 
   static void read(byte[] classFile, BytecodeInspector inspector) {
     try {
-      new ClassReader(classFile).accept(inspector, ClassReader.SKIP_DEBUG);
+      // stack map frames are not visited: they give the verifier types to check assignments
+      // against, which it may load but never runs; what code can reach is in the instructions
+      new ClassReader(classFile)
+          .accept(inspector, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
     } catch (RuntimeException e) {
       inspector.problems.add(
           new String[] {"unreadable class file", "cannot be analysed: " + e.getMessage()});
