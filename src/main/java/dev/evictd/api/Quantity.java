@@ -104,6 +104,20 @@ public final class Quantity implements Comparable<Quantity> {
   private static final String[] BINARY_SUFFIXES = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   private static final int NANO = -9;
 
+  /**
+   * The longest text {@link #parse} reads: far beyond any quantity of a real object, and parsed in
+   * milliseconds (reading digits takes time that grows with their square: a million took half a
+   * minute).
+   */
+  public static final int MAX_TEXT = 32_768;
+
+  /** A quantity's text as an error message shows it: at most its first 60 characters. */
+  public static String excerpt(String text) {
+    return text.length() <= 60
+        ? text
+        : text.substring(0, 60) + "... (" + text.length() + " characters)";
+  }
+
   /** Normalised: no trailing decimal zeros (zero is {@code 0 × 10^0}). */
   private final BigInteger unscaled;
 
@@ -213,6 +227,10 @@ public final class Quantity implements Comparable<Quantity> {
     }
     if (s.equals("0")) {
       return new Quantity(BigInteger.ZERO, 0, Format.DECIMAL_SI, s);
+    }
+    if (s.length() > MAX_TEXT) {
+      throw new IllegalArgumentException(
+          "quantity longer than " + MAX_TEXT + " characters (" + s.length() + ")");
     }
     Scan sc = scan(s);
     Suffix suf = interpret(sc.suffix);
@@ -551,6 +569,14 @@ public final class Quantity implements Comparable<Quantity> {
       }
     }
     return compareTo(create(BigInteger.valueOf(v), 0, Format.DECIMAL_SI, null));
+  }
+
+  /**
+   * Whether |value| is at least 10^{@code p} (decided from the digits and exponent, without
+   * building the number: a quantity such as {@code 1e999999999} has a billion of them).
+   */
+  public boolean atLeastTenToThe(long p) {
+    return unscaled.signum() != 0 && precision - 1 + exponent >= p;
   }
 
   /** Go {@code Sign}: -1, 0 or 1. */

@@ -365,7 +365,8 @@ public final class KubeletEvictionConfig {
     try {
       return Quantity.parse(e.text);
     } catch (IllegalArgumentException ex) {
-      throw e.node.error("invalid quantity \"" + e.text + "\": " + ex.getMessage());
+      throw e.node.error(
+          "invalid quantity \"" + Quantity.excerpt(e.text) + "\": " + ex.getMessage());
     }
   }
 

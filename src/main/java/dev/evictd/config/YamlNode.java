@@ -270,7 +270,13 @@ public final class YamlNode {
     throw error("expected an integer, found " + describe());
   }
 
+  /** The longest number a document may hold, as Jackson's JSON parser limits it. */
+  static final int MAX_NUMBER_TEXT = 1_000;
+
   private static java.math.BigInteger parseYamlInt(String s) {
+    if (s.length() > MAX_NUMBER_TEXT) {
+      throw new NumberFormatException("more than " + MAX_NUMBER_TEXT + " characters");
+    }
     String t = s.replace("_", "");
     boolean neg = t.startsWith("-");
     if (t.startsWith("-") || t.startsWith("+")) {
@@ -359,6 +365,17 @@ public final class YamlNode {
       case NULL:
         return f.nullNode();
       default:
+        if ((Tag.INT.equals(n.tag) || Tag.FLOAT.equals(n.tag))
+            && n.scalar.length() > MAX_NUMBER_TEXT) {
+          // reading it takes time that grows with the square of its digits (a megabyte of them:
+          // half a minute), and no field of a pod, a summary or a configuration holds such a number
+          throw n.error(
+              "a number of "
+                  + n.scalar.length()
+                  + " characters (at most "
+                  + MAX_NUMBER_TEXT
+                  + " are read)");
+        }
         if (Tag.INT.equals(n.tag)) {
           try {
             return intNode(parseYamlInt(n.scalar), f);

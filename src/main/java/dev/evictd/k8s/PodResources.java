@@ -502,14 +502,34 @@ public final class PodResources {
     }
     String text =
         (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
+    Quantity v;
     try {
-      return Quantity.parse(goTrimSpace(text));
+      v = Quantity.parse(goTrimSpace(text));
     } catch (IllegalArgumentException e) {
       String where = context == null || context.isEmpty() ? field : context + ": " + field;
       throw new ConfigException(
-          where + ": not a quantity: \"" + text + "\" (" + e.getMessage() + ")", e);
+          where + ": not a quantity: \"" + Quantity.excerpt(text) + "\" (" + e.getMessage() + ")",
+          e);
     }
+    if (v.atLeastTenToThe(MAX_POWER_OF_TEN)) {
+      String where = context == null || context.isEmpty() ? field : context + ": " + field;
+      throw new ConfigException(
+          where
+              + ": out of range: \""
+              + Quantity.excerpt(text)
+              + "\" (must be below 10^"
+              + MAX_POWER_OF_TEN
+              + ")");
+    }
+    return v;
   }
+
+  /**
+   * The largest pod quantity read, as a power of ten: a billion times 2^63 bytes, beyond any node
+   * (the kubelet would not admit such a pod), yet short enough to compare and add exactly (a
+   * request of {@code 1e999999999} had the ranking build a number of a billion digits).
+   */
+  public static final int MAX_POWER_OF_TEN = 28;
 
   private static String podName(Pod pod) {
     ObjectMeta meta = pod == null ? null : pod.getMetadata();

@@ -18,7 +18,23 @@ import java.util.List;
 public record Summary(NodeStats node, List<PodStats> pods) {
 
   public Summary {
-    pods = pods == null ? List.of() : List.copyOf(pods);
+    pods = present(pods);
+  }
+
+  /**
+   * A list without its null entries: Go decodes a {@code null} item to an empty entry (no pod
+   * reference, no usage), which eviction matches to nothing, so leaving it out is the same.
+   */
+  static <T> List<T> present(List<T> items) {
+    if (items == null) {
+      return List.of();
+    }
+    for (T t : items) {
+      if (t == null) {
+        return items.stream().filter(java.util.Objects::nonNull).toList();
+      }
+    }
+    return List.copyOf(items);
   }
 
   /** Node-level statistics. */
@@ -120,8 +136,8 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonProperty("process_stats") ProcessStats processStats) {
 
     public PodStats {
-      containers = containers == null ? List.of() : List.copyOf(containers);
-      volumes = volumes == null ? List.of() : List.copyOf(volumes);
+      containers = present(containers);
+      volumes = present(volumes);
     }
   }
 }
