@@ -133,21 +133,44 @@ final class TestCommand implements Callable<Integer> {
       return List.of(p);
     }
     if (!Files.isDirectory(p)) {
-      throw new dev.evictd.api.FixtureException(p + ": no such file or directory");
+      throw new dev.evictd.api.FixtureException(
+          p
+              + (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                  ? ": not a regular file or a directory"
+                  : ": no such file or directory"));
     }
+    List<Path> found;
     try (Stream<Path> s = Files.walk(p)) {
-      return s.filter(Files::isRegularFile)
-          .filter(
-              f -> {
-                String n = f.getFileName().toString();
-                // rules.yaml is a rules directory's manifest, not a fixture
-                return (n.endsWith(".yaml") || n.endsWith(".yml"))
-                    && !n.equals(RuleCompiler.MANIFEST);
-              })
-          .sorted()
-          .toList();
+      found =
+          s.filter(Files::isRegularFile)
+              .filter(
+                  f -> {
+                    String n = f.getFileName().toString();
+                    // rules.yaml is a rules directory's manifest, not a fixture
+                    return (n.endsWith(".yaml") || n.endsWith(".yml"))
+                        && !n.equals(RuleCompiler.MANIFEST);
+                  })
+              .sorted()
+              .toList();
     } catch (IOException | java.io.UncheckedIOException e) {
       throw new dev.evictd.api.FixtureException(p + ": cannot list: " + e.getMessage());
+    }
+    if (found.isEmpty()) {
+      // a directory named by mistake (a rules directory after --run, a typo) runs nothing: that
+      // is not a pass
+      throw new dev.evictd.api.FixtureException(
+          p
+              + ": no fixture (*.yaml, *.yml) in this directory"
+              + (holdsRules(p) ? "; it holds rule files (.drl): a rules directory?" : ""));
+    }
+    return found;
+  }
+
+  private static boolean holdsRules(Path dir) {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.anyMatch(f -> f.getFileName().toString().endsWith(".drl"));
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return false;
     }
   }
 }

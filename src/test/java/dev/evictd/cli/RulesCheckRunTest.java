@@ -17,6 +17,30 @@ class RulesCheckRunTest {
   }
 
   @Test
+  void aDirectoryWithoutFixturesAfterRunIsAnErrorNotAPass() {
+    // --run takes every path after it: a rules directory there is no fixture, and says so
+    CliTest.Run r =
+        CliTest.run(
+            "rules",
+            "check",
+            "--run",
+            "fixtures/memory/soft-memory-pressure.yaml",
+            RUNTIME + "throwing");
+    assertThat(r.code()).as(r.out() + r.err()).isEqualTo(2);
+    assertThat(r.out())
+        .contains(
+            "ERROR "
+                + RUNTIME
+                + "throwing: "
+                + RUNTIME
+                + "throwing: no fixture (*.yaml, *.yml) in this directory; it holds rule files"
+                + " (.drl): a rules directory?");
+    CliTest.Run test = CliTest.run("test", RUNTIME + "throwing");
+    assertThat(test.code()).as(test.out() + test.err()).isEqualTo(2);
+    assertThat(test.out()).contains("no fixture (*.yaml, *.yml) in this directory");
+  }
+
+  @Test
   void aThrowingSetFailsWithTheFixtureStepAndRule() {
     CliTest.Run r =
         CliTest.run(
