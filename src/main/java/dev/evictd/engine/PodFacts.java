@@ -288,34 +288,15 @@ public final class PodFacts {
   private static Quantity parse(
       io.fabric8.kubernetes.api.model.Quantity q, String ns, String name, String field) {
     String text = q.getAmount() + (q.getFormat() == null ? "" : q.getFormat());
+    String where = "pod " + ns + "/" + name + ": " + field;
     Quantity v;
     try {
       v = Quantity.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          "pod "
-              + ns
-              + "/"
-              + name
-              + ": "
-              + field
-              + ": not a quantity: \""
-              + Quantity.excerpt(text)
-              + "\"");
+      throw new ConfigException(where + ": not a quantity: \"" + Quantity.excerpt(text) + "\"");
     }
     if (v.atLeastTenToThe(dev.evictd.k8s.PodResources.MAX_POWER_OF_TEN)) {
-      throw new ConfigException(
-          "pod "
-              + ns
-              + "/"
-              + name
-              + ": "
-              + field
-              + ": out of range: \""
-              + Quantity.excerpt(text)
-              + "\" (must be below 10^"
-              + dev.evictd.k8s.PodResources.MAX_POWER_OF_TEN
-              + ")");
+      throw new ConfigException(where + ": " + dev.evictd.k8s.PodResources.outOfRange(text));
     }
     return v;
   }

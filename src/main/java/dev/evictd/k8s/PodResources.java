@@ -502,26 +502,28 @@ public final class PodResources {
     }
     String text =
         (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
+    String where = context == null || context.isEmpty() ? field : context + ": " + field;
     Quantity v;
     try {
       v = Quantity.parse(goTrimSpace(text));
     } catch (IllegalArgumentException e) {
-      String where = context == null || context.isEmpty() ? field : context + ": " + field;
       throw new ConfigException(
           where + ": not a quantity: \"" + Quantity.excerpt(text) + "\" (" + e.getMessage() + ")",
           e);
     }
     if (v.atLeastTenToThe(MAX_POWER_OF_TEN)) {
-      String where = context == null || context.isEmpty() ? field : context + ": " + field;
-      throw new ConfigException(
-          where
-              + ": out of range: \""
-              + Quantity.excerpt(text)
-              + "\" (must be below 10^"
-              + MAX_POWER_OF_TEN
-              + ")");
+      throw new ConfigException(where + ": " + outOfRange(text));
     }
     return v;
+  }
+
+  /** The message for a pod quantity of {@link #MAX_POWER_OF_TEN} or more. */
+  public static String outOfRange(String text) {
+    return "out of range: \""
+        + Quantity.excerpt(text)
+        + "\" (must be below 10^"
+        + MAX_POWER_OF_TEN
+        + ")";
   }
 
   /**
