@@ -266,7 +266,7 @@ final class ExplainCommand implements Callable<Integer> {
           && d.pod().name().equals(p.getMetadata().getName())
           && d.pod().namespace().equals(dev.evictd.engine.PodFacts.namespace(p))
           && p.getSpec() != null) {
-        own = p.getSpec().getTerminationGracePeriodSeconds();
+        own = dev.evictd.engine.PodFacts.terminationGracePeriodSeconds(p.getSpec());
       }
     }
     return "soft threshold: evictionMaxPodGracePeriod "

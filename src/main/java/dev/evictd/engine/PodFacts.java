@@ -119,7 +119,7 @@ public final class PodFacts {
         PodResources.requestQuantity(pod, "memory"),
         PodResources.requestQuantity(pod, "ephemeral-storage"),
         PodResources.requestQuantity(pod, "inodes"),
-        spec == null ? null : spec.getTerminationGracePeriodSeconds(),
+        terminationGracePeriodSeconds(spec),
         List.copyOf(PodResources.localVolumeNames(pod)),
         List.copyOf(emptyDirLimits),
         podLimits.get("ephemeral-storage"),
@@ -132,6 +132,16 @@ public final class PodFacts {
         rulesView ? visibleToRules(pod) : pod,
         deletionTimestamp(pod),
         pod.getMetadata() == null ? null : pod.getMetadata().getDeletionGracePeriodSeconds());
+  }
+
+  /**
+   * spec.terminationGracePeriodSeconds as the API server hands it out: a negative value (which
+   * older servers stored) reads as 1 second, as the v1 conversion has made it since Kubernetes
+   * 1.27.
+   */
+  public static Long terminationGracePeriodSeconds(io.fabric8.kubernetes.api.model.PodSpec spec) {
+    Long own = spec == null ? null : spec.getTerminationGracePeriodSeconds();
+    return own != null && own < 0 ? Long.valueOf(1) : own;
   }
 
   /**
@@ -297,6 +307,9 @@ public final class PodFacts {
     }
     if (v.atLeastTenToThe(dev.evictd.k8s.PodResources.MAX_POWER_OF_TEN)) {
       throw new ConfigException(where + ": " + dev.evictd.k8s.PodResources.outOfRange(text));
+    }
+    if (v.sign() < 0) {
+      throw new ConfigException(where + ": " + dev.evictd.k8s.PodResources.negative(text));
     }
     return v;
   }

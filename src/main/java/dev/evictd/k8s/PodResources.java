@@ -514,7 +514,18 @@ public final class PodResources {
     if (v.atLeastTenToThe(MAX_POWER_OF_TEN)) {
       throw new ConfigException(where + ": " + outOfRange(text));
     }
+    if (v.sign() < 0) {
+      throw new ConfigException(where + ": " + negative(text));
+    }
     return v;
+  }
+
+  /**
+   * The message for a negative pod quantity, which the API server refuses in requests, limits,
+   * overhead and an emptyDir's sizeLimit.
+   */
+  public static String negative(String text) {
+    return "\"" + Quantity.excerpt(text) + "\": must be greater than or equal to 0";
   }
 
   /** The message for a pod quantity of {@link #MAX_POWER_OF_TEN} or more. */
