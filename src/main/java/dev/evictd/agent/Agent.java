@@ -152,7 +152,7 @@ public final class Agent implements AutoCloseable {
   static EvictionConfig evictionConfig(AgentConfig c, FsLayout layout) {
     YamlNode kc = c.eviction();
     if (c.kubeletConfig() != null) {
-      kc = YamlNode.parse(c.kubeletConfig().toString(), CapturedInputs.read(c.kubeletConfig()));
+      kc = CapturedInputs.kubeletConfig(c.kubeletConfig());
     }
     return KubeletEvictionConfig.from(kc, c.nodeName(), layout);
   }

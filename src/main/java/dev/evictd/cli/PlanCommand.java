@@ -120,7 +120,7 @@ final class PlanCommand implements Callable<Integer> {
 
   /** Parses the files, in the order their errors are reported. */
   private Inputs inputs() {
-    Summary summary = CapturedInputs.summary(summaryFile);
+    Summary summary = CapturedInputs.nodeSummary(summaryFile);
     List<Pod> pods = CapturedInputs.pods(podsFile);
     FsLayout layout = fsLayout.orInferred(summary);
     String nodeName = node;
@@ -130,7 +130,7 @@ final class PlanCommand implements Callable<Integer> {
               ? summary.node().nodeName()
               : "node";
     }
-    YamlNode kc = YamlNode.parse(config.toString(), CapturedInputs.read(config));
+    YamlNode kc = CapturedInputs.kubeletConfig(config);
     return new Inputs(summary, pods, KubeletEvictionConfig.from(kc, nodeName, layout));
   }
 

@@ -63,7 +63,31 @@ public final class KubeletEvictionConfig {
   private static final Pattern GO_FLOAT =
       Pattern.compile("[+-]?((\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?|(?i:inf|infinity|nan))");
 
+  /** The only kind and version the kubelet decodes its configuration file as. */
+  public static final String KIND = "KubeletConfiguration";
+
+  public static final String API_VERSION = "kubelet.config.k8s.io/v1beta1";
+
   private KubeletEvictionConfig() {}
+
+  /**
+   * Refuses a {@code kind} or {@code apiVersion} other than the kubelet's own: the kubelet refuses
+   * such a file ("no kind is registered"), and it is most often another capture passed by mistake
+   * (a pod, a pod list). Absent, both are accepted, as in a fixture's {@code kubeletConfig}.
+   */
+  private static void typeMeta(YamlNode n, String expected) {
+    if (n == null || n.isNull()) {
+      return;
+    }
+    if (n.kind() != YamlNode.Kind.SCALAR || !expected.equals(n.asText())) {
+      throw n.error(
+          n.describe()
+              + ": a kubelet configuration is "
+              + (expected.equals(KIND) ? "kind " : "apiVersion ")
+              + expected
+              + (expected.equals(KIND) ? " (is this file another capture?)" : ""));
+    }
+  }
 
   /**
    * Builds the eviction configuration from a KubeletConfiguration mapping (or null for "absent":
@@ -76,6 +100,8 @@ public final class KubeletEvictionConfig {
     Map<String, YamlNode> fields = kc == null || kc.isNull() ? Map.of() : kc.asMap();
     if (kc != null && !kc.isNull()) {
       kc.requireKnownKeys(KubeletConfigurationFields.ALL);
+      typeMeta(fields.get("kind"), KIND);
+      typeMeta(fields.get("apiVersion"), API_VERSION);
     }
     List<String> warnings = new ArrayList<>();
 

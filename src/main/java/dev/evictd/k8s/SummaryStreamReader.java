@@ -98,6 +98,8 @@ public final class SummaryStreamReader {
       switch (f) {
         case "node" -> node = object(p) ? nodeStats(p) : null;
         case "pods" -> pods = podList(p);
+        // another capture: the full path words it
+        case "kind", "apiVersion", "items", "metadata", "spec" -> throw NOT_PLAIN;
         default -> p.skipChildren();
       }
     }
