@@ -2,6 +2,7 @@ package dev.evictd.k8s;
 
 import dev.evictd.api.Quantity;
 import java.math.BigInteger;
+import java.util.Locale;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationContext;
@@ -24,7 +25,7 @@ public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
         // the usual case, read without a BigInteger (thousands of amounts in every summary)
         long v = p.getLongValue();
         if (v < 0) {
-          return ctxt.reportInputMismatch(this, "amount out of range (0 to 2^63-1): %s", v);
+          return ctxt.reportInputMismatch(this, "amount must not be negative: %s", v);
         }
         return v;
       }
@@ -53,9 +54,25 @@ public final class QuantityLongDeserializer extends ValueDeserializer<Long> {
     if (t == JsonToken.VALUE_NULL) {
       return null;
     }
+    String text = t == JsonToken.START_ARRAY || t == JsonToken.START_OBJECT ? null : p.getText();
     return ctxt.reportInputMismatch(
-        this,
-        "expected an integer or a quantity string, found %s",
-        t == null ? "nothing" : t.name());
+        this, "expected an integer or a quantity string, found %s", token(t, text));
+  }
+
+  /** A token as a document's reader sees it: {@code a list}, {@code a mapping}, {@code true}. */
+  private static String token(JsonToken t, String text) {
+    if (t == null) {
+      return "nothing";
+    }
+    return switch (t) {
+      case START_ARRAY -> "a list";
+      case START_OBJECT -> "a mapping";
+      case VALUE_TRUE -> "true";
+      case VALUE_FALSE -> "false";
+      case VALUE_NULL -> "null";
+      case VALUE_STRING -> "\"" + Quantity.excerpt(text) + "\"";
+      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> Quantity.excerpt(text);
+      default -> t.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    };
   }
 }

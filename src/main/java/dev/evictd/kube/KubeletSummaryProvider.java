@@ -140,7 +140,8 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
     try {
       summary = MAPPER.readValue(r.body(), Summary.class);
     } catch (JacksonException e) {
-      throw new StatsException(what() + ": unreadable summary: " + e.getOriginalMessage());
+      throw new StatsException(
+          what() + ": unreadable summary: " + dev.evictd.config.JsonErrors.located(e));
     }
     if (summary == null) {
       throw new StatsException(what() + ": empty summary");

@@ -140,6 +140,16 @@ class KubeletSummaryProviderTest {
         .isInstanceOf(StatsException.class)
         .hasMessageContaining("unreadable summary")
         .hasMessageContaining("lots");
+    // a value of the wrong type: its field and what it should be, without Java's type names
+    api.summary(
+        "node-a", 200, "{\"node\": {\"nodeName\": \"node-a\", \"rlimit\": {\"maxpid\": [1]}}}");
+    assertThatThrownBy(() -> viaProxy().summary())
+        .isInstanceOf(StatsException.class)
+        .hasMessageStartingWith(
+            "kubelet summary of node node-a: unreadable summary: node.rlimit.maxpid: ")
+        .hasMessageNotContaining("java.")
+        .hasMessageNotContaining("`")
+        .hasMessageNotContaining("START_ARRAY");
   }
 
   @Test
