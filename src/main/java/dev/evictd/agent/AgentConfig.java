@@ -281,6 +281,16 @@ public record AgentConfig(
     Map<String, Object> given = new LinkedHashMap<>();
     Map<String, String> where = new LinkedHashMap<>();
     if (file != null && !file.isNull()) {
+      YamlNode kind = file.isMap() ? file.get("kind") : null;
+      if (kind != null && !KEYS.contains("kind")) {
+        // most often the kubelet's file, or another capture, passed as the agent's
+        throw kind.error(
+            kind.describe()
+                + ": an agent configuration has no kind"
+                + ("\"KubeletConfiguration\"".equals(kind.describe())
+                    ? " (the kubelet's file goes in kubeletConfig: FILE)"
+                    : ""));
+      }
       file.requireKnownKeys(KEYS);
       for (var e : file.asMap().entrySet()) {
         if (!e.getValue().isNull()) {

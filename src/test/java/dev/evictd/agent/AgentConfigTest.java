@@ -69,6 +69,16 @@ class AgentConfigTest {
     assertThatThrownBy(() -> AgentConfig.resolve(yaml("intervall: 5s\n"), Map.of(), env))
         .hasMessage(
             "agent.yaml:1: (document): unknown key \"intervall\" (did you mean \"interval\"?)");
+    // the kubelet's file passed as the agent's
+    assertThatThrownBy(
+            () ->
+                AgentConfig.resolve(
+                    yaml("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"),
+                    Map.of(),
+                    env))
+        .hasMessage(
+            "agent.yaml:2: kind: \"KubeletConfiguration\": an agent configuration has no kind"
+                + " (the kubelet's file goes in kubeletConfig: FILE)");
     assertThatThrownBy(() -> AgentConfig.resolve(yaml("executor: nuke\n"), Map.of(), env))
         .hasMessageContaining("agent.yaml:1: executor: unknown value \"nuke\"");
     assertThatThrownBy(() -> AgentConfig.resolve(null, Map.of("interval", "soon"), env))
