@@ -131,7 +131,55 @@ final class PlanCommand implements Callable<Integer> {
               : "node";
     }
     YamlNode kc = CapturedInputs.kubeletConfig(config);
-    return new Inputs(summary, pods, KubeletEvictionConfig.from(kc, nodeName, layout));
+    EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
+    return new Inputs(summary, onNode(pods, ec.nodeName()), ec);
+  }
+
+  /**
+   * The pods the kubelet of {@code nodeName} counts as active, as the agent's informer keeps them:
+   * a capture of every node's pods ({@code kubectl get pods -A}) or one with finished pods is
+   * narrowed to those, and what was left out is said on stderr. A pod without spec.nodeName (as in
+   * a hand-written file) is kept.
+   */
+  private List<Pod> onNode(List<Pod> pods, String nodeName) {
+    List<Pod> kept = new java.util.ArrayList<>(pods.size());
+    int elsewhere = 0;
+    int finished = 0;
+    for (Pod p : pods) {
+      String on = p.getSpec() == null ? null : p.getSpec().getNodeName();
+      if (on != null && !on.isEmpty() && !on.equals(nodeName)) {
+        elsewhere++;
+      } else if (!dev.evictd.kube.NodePodInformer.isActive(p)) {
+        finished++;
+      } else {
+        kept.add(p);
+      }
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    if (elsewhere > 0) {
+      err.println(
+          "evictd: "
+              + podsFile
+              + ": "
+              + elsewhere
+              + " of "
+              + pods.size()
+              + " pods run on other nodes than "
+              + nodeName
+              + " and are left out (capture with --field-selector spec.nodeName="
+              + nodeName
+              + ", or name the node with --node)");
+    }
+    if (finished > 0) {
+      err.println(
+          "evictd: "
+              + podsFile
+              + ": "
+              + finished
+              + " finished pods (Succeeded or Failed) are left out, as the kubelet leaves them out");
+    }
+    err.flush();
+    return kept;
   }
 
   private int writeHtml(
