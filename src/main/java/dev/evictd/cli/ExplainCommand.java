@@ -44,6 +44,7 @@ final class ExplainCommand implements Callable<Integer> {
 
   @Option(
       names = "--top",
+      paramLabel = "N",
       defaultValue = "10",
       description = "How many ranked pods to show (0: all).")
   int top;

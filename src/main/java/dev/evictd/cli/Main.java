@@ -87,6 +87,8 @@ public final class Main implements Runnable {
       // the usage, help, an unknown command: every command
       SUBCOMMANDS.forEach((name, c) -> cl.addSubcommand(name, subcommand(c)));
     }
+    // after the subcommands: registering reaches those a command line has at the time
+    Converters.registerOn(cl);
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(
@@ -107,6 +109,13 @@ public final class Main implements Runnable {
           if (ex.getCause() instanceof EvictdException bad) {
             // a typed option's own parser refused the value: its one line says where and why
             c.getErr().println("evictd: " + bad.getMessage());
+            return BAD_INPUT;
+          }
+          if (ex.getCause() != null && ex.getArgSpec() != null) {
+            // a value its type refuses: picocli's words name Java's types and exceptions
+            c.getErr()
+                .println(
+                    "evictd: " + Converters.refusal(ex.getArgSpec(), ex.getValue(), ex.getCause()));
             return BAD_INPUT;
           }
           c.getErr().println("evictd: " + ex.getMessage());
