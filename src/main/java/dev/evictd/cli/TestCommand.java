@@ -1,5 +1,6 @@
 package dev.evictd.cli;
 
+import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictdException;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureSuite;
@@ -34,7 +35,9 @@ final class TestCommand implements Callable<Integer> {
   @picocli.CommandLine.Option(
       names = "--filter",
       paramLabel = "REGEX",
-      description = "Run only fixtures whose path or name matches (find, not full match).")
+      description =
+          "Run only fixtures whose path or name matches (find, not full match); one that matches"
+              + " none is an error (exit 2).")
   java.util.regex.Pattern filter;
 
   @picocli.CommandLine.Option(
@@ -73,6 +76,16 @@ final class TestCommand implements Callable<Integer> {
     JunitXml report = new JunitXml();
     // each outcome is printed on this thread, in file order, as soon as the fixtures before it are
     new FixtureSuite(rules::resolveQuietly, filter, jobs).run(files, o -> print(o, out, report));
+    if (filter != null && !files.isEmpty() && skipped == files.size()) {
+      // nothing was tested: not a pass, and no report that CI would read as one
+      out.flush();
+      throw new ConfigException(
+          "--filter '"
+              + filter.pattern()
+              + (files.size() == 1
+                  ? "' matches neither the path nor the name of the one fixture"
+                  : "' matches none of the " + files.size() + " fixtures (by path or name)"));
+    }
     loadErrors |= this.loadErrors;
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
@@ -87,6 +100,7 @@ final class TestCommand implements Callable<Integer> {
 
   private int passed;
   private int failed;
+  private int skipped;
   private boolean loadErrors;
 
   /** Prints and counts one fixture's outcome. */
@@ -100,7 +114,8 @@ final class TestCommand implements Callable<Integer> {
       return;
     }
     if (!(o instanceof FixtureSuite.Ran ran)) {
-      return; // left out by --filter
+      skipped++; // left out by --filter
+      return;
     }
     if (ran.rules() != null) {
       rules.warnOnce(ran.rules()); // where a serial run would print them: before its first use

@@ -70,6 +70,28 @@ class CliTest {
   }
 
   @Test
+  void testWithAFilterThatMatchesNoFixtureIsAnError(@TempDir Path dir) {
+    Path xml = dir.resolve("junit.xml");
+    Run r = run("test", "--filter", "nomatchxyz", "--junit-xml", xml.toString(), "fixtures/pid");
+    assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(r.err())
+        .isEqualTo(
+            "evictd: --filter 'nomatchxyz' matches none of the 2 fixtures (by path or name)\n");
+    assertThat(r.out()).doesNotContain("0 passed");
+    assertThat(xml).as("no report of nothing, which CI would read as a pass").doesNotExist();
+    Run one = run("test", "--filter", "nomatchxyz", "fixtures/pid/pid-pressure.yaml");
+    assertThat(one.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(one.err())
+        .isEqualTo(
+            "evictd: --filter 'nomatchxyz' matches neither the path nor the name of the one"
+                + " fixture\n");
+    // a filter that selects one of them runs that one
+    Run some = run("test", "--filter", "verify", "fixtures/pid");
+    assertThat(some.code()).isZero();
+    assertThat(some.out()).endsWith("1 passed, 0 failed\n");
+  }
+
+  @Test
   void replayPrintsTheTimeline() {
     Run r = run("replay", "fixtures/memory/soft-memory-pressure.yaml");
     assertThat(r.code()).isZero();
