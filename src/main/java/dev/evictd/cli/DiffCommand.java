@@ -76,7 +76,7 @@ final class DiffCommand implements Callable<Integer> {
       try {
         f = FixtureLoader.load(file);
       } catch (EvictdException e) {
-        out.println("ERROR " + file + ": " + e.getMessage());
+        out.println("ERROR " + TestCommand.about(file, e.getMessage()));
         errors = true;
         continue;
       }

@@ -69,7 +69,7 @@ final class TestCommand implements Callable<Integer> {
       try {
         files.addAll(fixtureFiles(p));
       } catch (EvictdException e) {
-        out.println("ERROR " + p + ": " + e.getMessage());
+        out.println("ERROR " + about(p, e.getMessage()));
         loadErrors = true;
       }
     }
@@ -107,7 +107,7 @@ final class TestCommand implements Callable<Integer> {
   private void print(FixtureSuite.Outcome o, PrintWriter out, JunitXml report) {
     Path f = o.file();
     if (o instanceof FixtureSuite.NotLoaded n) {
-      out.println("ERROR " + f + ": " + n.message());
+      out.println("ERROR " + about(f, n.message()));
       report.error(f, f.getFileName().toString(), n.message(), 0);
       loadErrors = true;
       failed++;
@@ -137,6 +137,15 @@ final class TestCommand implements Callable<Integer> {
         out.println("ERROR " + f + " (" + r.name() + "): " + r.mismatch());
       }
     }
+  }
+
+  /**
+   * An error about a file that names it once: the message itself when it starts with the file's
+   * name (the loaders' messages do: {@code f.yaml:3: ...}), else the file, then the message.
+   */
+  static String about(Path file, String message) {
+    String f = file.toString();
+    return message.startsWith(f + ":") ? message : f + ": " + message;
   }
 
   /**

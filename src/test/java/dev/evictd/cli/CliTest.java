@@ -56,7 +56,8 @@ class CliTest {
     Run bad = run("test", dir.toString());
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.out())
-        .contains("ERROR " + dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml") + ":")
+        .contains("ERROR " + dir.resolve("c-bad.yaml") + ":")
+        .doesNotContain(dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml"))
         .contains("not valid YAML");
     assertThat(bad.out()).endsWith("1 passed, 2 failed\n");
   }
@@ -65,8 +66,29 @@ class CliTest {
   void testOnAMissingPathIsBadInput() {
     Run r = run("test", "no/such/fixtures");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.out())
-        .contains("ERROR no/such/fixtures: no/such/fixtures: no such file or directory");
+    // the path once: the message names it already
+    assertThat(r.out()).contains("ERROR no/such/fixtures: no such file or directory\n");
+    assertThat(r.out()).doesNotContain("no/such/fixtures: no/such/fixtures");
+  }
+
+  @Test
+  void aFixtureThatCannotBeLoadedIsNamedOnceByEveryCommandThatRunsFixtures(@TempDir Path dir)
+      throws IOException {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "steps: [\n");
+    for (String[] args :
+        new String[][] {
+          {"test", dir.toString()},
+          {"diff", "--rules", "default", "--against", "default", dir.toString()},
+          {"rules", "check", "--run", dir.toString()}
+        }) {
+      Run r = run(args);
+      assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Main.BAD_INPUT);
+      assertThat(r.out())
+          .as(String.join(" ", args))
+          .contains("ERROR " + bad + ":")
+          .doesNotContain(bad + ": " + bad);
+    }
   }
 
   @Test
