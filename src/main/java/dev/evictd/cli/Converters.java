@@ -1,5 +1,6 @@
 package dev.evictd.cli;
 
+import dev.evictd.config.IoErrors;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -39,6 +40,10 @@ final class Converters {
    */
   static String refusal(ArgSpec arg, String value, Throwable cause) {
     String name = arg instanceof OptionSpec o ? o.longestName() : arg.paramLabel();
+    if (cause instanceof NotAFile f) {
+      // as the commands word a file's errors: --tls-cert-file /etc/tls.crt: no such file
+      return name + " " + f.file + ": " + f.why;
+    }
     String why =
         cause instanceof TypeConversionException && cause.getMessage() != null
             ? cause.getMessage()
@@ -97,6 +102,36 @@ final class Converters {
               + "' is not a regular expression: "
               + why
               + (e.getIndex() >= 0 ? " at index " + e.getIndex() : ""));
+    }
+  }
+
+  /**
+   * The converter of an option naming a file the command reads: the file must be there, be a file
+   * and open for reading, or the command line is refused before anything is done.
+   */
+  static final class InputFile implements CommandLine.ITypeConverter<Path> {
+    @Override
+    public Path convert(String value) {
+      Path p = path(value);
+      String why = IoErrors.unreadable(p);
+      if (why != null) {
+        throw new NotAFile(value, why);
+      }
+      return p;
+    }
+  }
+
+  /** A file option's value that is not a file to read, and why ({@code no such file}). */
+  static final class NotAFile extends TypeConversionException {
+    private static final long serialVersionUID = 1L;
+
+    final String file;
+    final String why;
+
+    NotAFile(String file, String why) {
+      super(file + ": " + why);
+      this.file = file;
+      this.why = why;
     }
   }
 

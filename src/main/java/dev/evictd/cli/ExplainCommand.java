@@ -49,7 +49,10 @@ final class ExplainCommand implements Callable<Integer> {
       description = "How many ranked pods to show (0: all).")
   int top;
 
-  @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
+  @Parameters(
+      paramLabel = "FIXTURE",
+      converter = Converters.InputFile.class,
+      description = "The fixture file.")
   Path fixture;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

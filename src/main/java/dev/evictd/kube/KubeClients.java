@@ -159,10 +159,8 @@ public final class KubeClients {
   private static String readToken(Path file, String where) {
     try {
       return Files.readString(file, StandardCharsets.UTF_8).strip();
-    } catch (java.nio.file.NoSuchFileException e) {
-      throw new ConfigException(where + ": no such file");
     } catch (IOException e) {
-      throw new ConfigException(where + ": cannot read: " + e.getMessage());
+      throw new ConfigException(where + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 }

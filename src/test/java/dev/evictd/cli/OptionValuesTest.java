@@ -121,9 +121,9 @@ class OptionValuesTest {
             CliTest.run(
                     "admission-webhook",
                     "--tls-cert-file",
-                    "a",
+                    "pom.xml",
                     "--tls-key-file",
-                    "b",
+                    "pom.xml",
                     "--cert-check-interval",
                     "1m")
                 .err())
