@@ -131,6 +131,18 @@ class OptionValuesTest {
   }
 
   @Test
+  void anEmptyTrueOrFalseIsRefusedAsInTheFileNotReadAsFalse() {
+    for (String flag : List.of("--taints", "--adaptive-poll", "--allow-unsafe-rules")) {
+      // STOP: taken, the value would start the agent
+      CliTest.Run r = CliTest.run("run", STOP, "--standalone", flag, "");
+      assertThat(r.code()).as(flag).isEqualTo(Main.BAD_INPUT);
+      assertThat(r.err())
+          .as(flag)
+          .isEqualTo("evictd: " + flag + ": expected true or false, found \"\"\n");
+    }
+  }
+
+  @Test
   void anEmptyPathIsRefusedNotReadAsTheCurrentDirectory() {
     // Path.of("") is the current directory: evictd test '' ran every YAML file below it
     CliTest.Run r = CliTest.run("test", "");
