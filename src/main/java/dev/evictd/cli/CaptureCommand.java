@@ -49,6 +49,7 @@ final class CaptureCommand implements Callable<Integer> {
   @Option(
       names = "--node",
       required = true,
+      converter = Converters.NotEmpty.class,
       paramLabel = "NAME",
       description = "The node to capture.")
   String node;

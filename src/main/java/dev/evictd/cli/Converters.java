@@ -40,6 +40,9 @@ final class Converters {
    */
   static String refusal(ArgSpec arg, String value, Throwable cause) {
     String name = arg instanceof OptionSpec o ? o.longestName() : arg.paramLabel();
+    if (cause instanceof Empty) {
+      return name + ": '' is empty; expected " + arg.paramLabel();
+    }
     if (cause instanceof NotAFile f) {
       // as the commands word a file's errors: --tls-cert-file /etc/tls.crt: no such file
       return name + " " + f.file + ": " + f.why;
@@ -118,6 +121,30 @@ final class Converters {
         throw new NotAFile(value, why);
       }
       return p;
+    }
+  }
+
+  /**
+   * The converter of a text option that an empty value would leave without meaning (a node name, a
+   * rules directory): an empty value is refused, not taken for the default or the current
+   * directory.
+   */
+  static final class NotEmpty implements CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      if (value.isEmpty()) {
+        throw new Empty();
+      }
+      return value;
+    }
+  }
+
+  /** An empty value refused by {@link NotEmpty}; {@link #refusal} says what was expected. */
+  static final class Empty extends TypeConversionException {
+    private static final long serialVersionUID = 1L;
+
+    Empty() {
+      super("'' is empty");
     }
   }
 

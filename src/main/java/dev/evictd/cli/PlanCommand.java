@@ -57,6 +57,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Option(
       names = "--node",
+      converter = Converters.NotEmpty.class,
       paramLabel = "NAME",
       description = "Node name (default: from the summary, else \"node\").")
   String node;

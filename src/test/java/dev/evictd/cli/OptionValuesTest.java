@@ -131,6 +131,21 @@ class OptionValuesTest {
   }
 
   @Test
+  void anEmptyNameOrRulesDirectoryIsRefusedNotTakenForNoneOrTheDefault() {
+    // diff compiled the current directory (": no .drl rule files"), plan named the node "",
+    // --rules-cache '' was the default cache
+    assertThat(CliTest.run("diff", "--rules", "", "--against", "default", "fixtures/pid").err())
+        .isEqualTo("evictd: --rules: '' is empty; expected DIR\n");
+    assertThat(
+            CliTest.run("plan", "--node", "", "--config", "x", "--pods", "x", "--summary", "x")
+                .err())
+        .isEqualTo("evictd: --node: '' is empty; expected NAME\n");
+    assertThat(CliTest.run("test", "--rules-cache", "", "fixtures/pid").err())
+        .isEqualTo("evictd: --rules-cache: '' is empty; expected DIR|off\n");
+    assertThat(CliTest.run("stats", "--node", "").code()).isEqualTo(Main.BAD_INPUT);
+  }
+
+  @Test
   void anEmptyTrueOrFalseIsRefusedAsInTheFileNotReadAsFalse() {
     for (String flag : List.of("--taints", "--adaptive-poll", "--allow-unsafe-rules")) {
       // STOP: taken, the value would start the agent
