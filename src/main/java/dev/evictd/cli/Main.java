@@ -63,7 +63,22 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw noCommand(spec.commandLine());
+  }
+
+  /**
+   * A command line that names a command with subcommands but none of them: nothing was done, so a
+   * usage error (exit 2), listing them, not the usage and exit 0.
+   */
+  static CommandLine.ParameterException noCommand(CommandLine cl) {
+    String commands = String.join(", ", cl.getSubcommands().keySet());
+    String name = cl.getCommandSpec().qualifiedName();
+    return new CommandLine.ParameterException(
+        cl,
+        (cl.getParent() == null ? "" : name.substring(name.indexOf(' ') + 1) + ": ")
+            + "no command given (one of: "
+            + commands
+            + ")");
   }
 
   public static void main(String[] args) {

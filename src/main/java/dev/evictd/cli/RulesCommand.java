@@ -28,7 +28,7 @@ final class RulesCommand implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw Main.noCommand(spec.commandLine());
   }
 
   /**
