@@ -159,7 +159,6 @@ public record ServingCertificate(List<X509Certificate> chain, PrivateKey key) {
   }
 
   private static String oneLine(Exception e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return m.lines().findFirst().orElse(m).strip();
+    return dev.evictd.config.IoErrors.words(e);
   }
 }

@@ -34,6 +34,47 @@ public final class IoErrors {
   }
 
   /**
+   * What {@code t} says went wrong, in words, never its class's name: a network or TLS failure
+   * ({@code connection refused}, {@code unknown host NAME}, {@code TLS handshake failed: ...}), a
+   * file's ({@code /ca.crt: no such file}), else its first line.
+   */
+  public static String words(Throwable t) {
+    String m = t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("").strip();
+    String detail = m.isEmpty() ? "" : ": " + m;
+    if (t instanceof java.net.ConnectException || t instanceof java.net.NoRouteToHostException) {
+      return m.isEmpty()
+          ? (t instanceof java.net.ConnectException ? "connection refused" : "no route to host")
+          : m;
+    }
+    if (t instanceof java.net.UnknownHostException) {
+      return "unknown host" + (m.isEmpty() ? "" : " " + m);
+    }
+    if (t instanceof java.net.http.HttpConnectTimeoutException) {
+      return "connect timed out";
+    }
+    if (t instanceof java.net.SocketTimeoutException
+        || t instanceof java.net.http.HttpTimeoutException) {
+      return "timed out" + detail;
+    }
+    if (t instanceof javax.net.ssl.SSLHandshakeException) {
+      return "TLS handshake failed" + detail;
+    }
+    if (t instanceof javax.net.ssl.SSLException) {
+      return "TLS error" + detail;
+    }
+    if (t instanceof java.io.EOFException) {
+      return "the connection was closed" + (m.isEmpty() ? "" : " (" + m + ")");
+    }
+    if (t instanceof FileSystemException f && f.getFile() != null) {
+      return f.getFile() + ": " + cannotRead(Path.of(f.getFile()), f);
+    }
+    if (t instanceof IOException e) {
+      return m.isEmpty() ? reason(e) : m;
+    }
+    return m.isEmpty() ? "unexpected error" : m;
+  }
+
+  /**
    * Why reading {@code file} failed with {@code e}, in words: {@code no such file}, {@code is a
    * directory, not a file}, {@code cannot read: permission denied}, {@code cannot read: REASON}.
    */

@@ -27,6 +27,24 @@ class IoErrorsTest {
   }
 
   @Test
+  void networkTlsAndFileFailuresAreWordsNotClassNames() {
+    assertThat(IoErrors.words(new java.net.ConnectException())).isEqualTo("connection refused");
+    assertThat(IoErrors.words(new java.net.ConnectException("Connection refused")))
+        .isEqualTo("Connection refused");
+    assertThat(IoErrors.words(new java.net.UnknownHostException("api.invalid")))
+        .isEqualTo("unknown host api.invalid");
+    assertThat(IoErrors.words(new javax.net.ssl.SSLHandshakeException("no trusted certificate")))
+        .isEqualTo("TLS handshake failed: no trusted certificate");
+    assertThat(
+            IoErrors.words(new java.net.http.HttpConnectTimeoutException("HTTP connect timed out")))
+        .isEqualTo("connect timed out");
+    assertThat(IoErrors.words(new NoSuchFileException("/no/ca.crt")))
+        .isEqualTo("/no/ca.crt: no such file");
+    assertThat(IoErrors.words(new IllegalStateException())).isEqualTo("unexpected error");
+    assertThat(IoErrors.words(new IOException("first\nsecond"))).isEqualTo("first");
+  }
+
+  @Test
   void aFileThatCannotBeReadOrWrittenSaysWhyInWords(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("f"), "x");
     Path missing = dir.resolve("missing");
