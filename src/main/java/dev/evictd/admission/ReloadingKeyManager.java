@@ -148,10 +148,9 @@ public final class ReloadingKeyManager extends X509ExtendedKeyManager {
           file.toRealPath().toString(),
           Files.size(file),
           Files.getLastModifiedTime(file).toMillis());
-    } catch (java.nio.file.NoSuchFileException e) {
-      throw new ConfigException(option + " " + file + ": no such file");
     } catch (IOException e) {
-      throw new ConfigException(option + " " + file + ": cannot read: " + e.getMessage());
+      throw new ConfigException(
+          option + " " + file + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 

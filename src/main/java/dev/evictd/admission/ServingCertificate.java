@@ -5,7 +5,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -153,15 +152,13 @@ public record ServingCertificate(List<X509Certificate> chain, PrivateKey key) {
   private static byte[] readBytes(String option, Path file) {
     try {
       return Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      throw new ConfigException(option + " " + file + ": no such file");
     } catch (IOException e) {
-      throw new ConfigException(option + " " + file + ": cannot read: " + oneLine(e));
+      throw new ConfigException(
+          option + " " + file + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 
   private static String oneLine(Exception e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return m.lines().findFirst().orElse(m).strip();
+    return dev.evictd.config.IoErrors.words(e);
   }
 }

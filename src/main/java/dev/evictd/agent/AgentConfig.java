@@ -4,6 +4,7 @@ import dev.evictd.agent.Setting.Check;
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.FsLayout;
+import dev.evictd.config.IoErrors;
 import dev.evictd.config.YamlNode;
 import dev.evictd.kube.KubeletEndpoint;
 import java.lang.reflect.InvocationTargetException;
@@ -248,14 +249,16 @@ public record AgentConfig(
    * Checks that the files and directories the configuration names exist (on the node, at start-up).
    */
   public void checkPaths() {
-    if (kubeletConfig != null && !Files.isRegularFile(kubeletConfig)) {
-      throw new ConfigException("kubeletConfig: no such file: " + kubeletConfig);
+    String notAFile = kubeletConfig == null ? null : IoErrors.notAFile(kubeletConfig);
+    if (notAFile != null) {
+      throw new ConfigException("kubeletConfig " + kubeletConfig + ": " + notAFile);
     }
     if (rules != null && !Files.isDirectory(rules)) {
       throw new ConfigException("rules: no such directory: " + rules);
     }
-    if (podsFile != null && !Files.isRegularFile(podsFile)) {
-      throw new ConfigException("podsFile: no such file: " + podsFile);
+    notAFile = podsFile == null ? null : IoErrors.notAFile(podsFile);
+    if (notAFile != null) {
+      throw new ConfigException("podsFile " + podsFile + ": " + notAFile);
     }
     if (!standalone && stats.equals("kubelet")) {
       kubeletEndpoint();

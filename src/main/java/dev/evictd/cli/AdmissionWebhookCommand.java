@@ -36,6 +36,7 @@ final class AdmissionWebhookCommand implements Callable<Integer> {
   @Option(
       names = "--tls-cert-file",
       required = true,
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description =
           "PEM serving certificate (then any intermediates), e.g. a mounted kubernetes.io/tls"
@@ -45,6 +46,7 @@ final class AdmissionWebhookCommand implements Callable<Integer> {
   @Option(
       names = "--tls-key-file",
       required = true,
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description =
           "PEM PKCS#8 private key of the certificate (tls.key); read again when it changes.")

@@ -55,7 +55,9 @@ final class AgentFlags {
   private static Class<?> typeOf(ConfigKey k) {
     Class<?> t = k.type();
     if (t == boolean.class) {
-      return Boolean.class;
+      // not Boolean: picocli reads an empty value of a Boolean option as false without asking the
+      // converter (--taints '' was false), where the file refuses it
+      return Object.class;
     }
     if (t == int.class) {
       return Integer.class;

@@ -49,6 +49,7 @@ final class CaptureCommand implements Callable<Integer> {
   @Option(
       names = "--node",
       required = true,
+      converter = Converters.NotEmpty.class,
       paramLabel = "NAME",
       description = "The node to capture.")
   String node;
@@ -123,7 +124,8 @@ final class CaptureCommand implements Callable<Integer> {
       try {
         Files.writeString(output, yaml, StandardCharsets.UTF_8);
       } catch (IOException e) {
-        throw new ConfigException(output + ": cannot write: " + e.getMessage());
+        throw new ConfigException(
+            "--output " + output + ": " + dev.evictd.config.IoErrors.cannotWrite(output, e));
       }
       spec.commandLine()
           .getOut()

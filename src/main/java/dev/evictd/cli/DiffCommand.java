@@ -37,6 +37,7 @@ final class DiffCommand implements Callable<Integer> {
   @Option(
       names = "--rules",
       required = true,
+      converter = Converters.NotEmpty.class,
       paramLabel = "DIR",
       description = "The rule set under test (\"default\": the packaged rules).")
   String rulesA;
@@ -44,6 +45,7 @@ final class DiffCommand implements Callable<Integer> {
   @Option(
       names = "--against",
       required = true,
+      converter = Converters.NotEmpty.class,
       paramLabel = "DIR",
       description = "The rule set to compare with (\"default\": the packaged rules).")
   String rulesB;
@@ -76,7 +78,7 @@ final class DiffCommand implements Callable<Integer> {
       try {
         f = FixtureLoader.load(file);
       } catch (EvictdException e) {
-        out.println("ERROR " + file + ": " + e.getMessage());
+        out.println("ERROR " + TestCommand.about(file, e.getMessage()));
         errors = true;
         continue;
       }

@@ -32,6 +32,7 @@ final class DoctorCommand implements Callable<Integer> {
 
   @Option(
       names = "--pods",
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description =
           "Pods of this node (PodList, List or YAML list, e.g. kubectl get pods -o yaml): warn when a running one has no pod cgroup.")

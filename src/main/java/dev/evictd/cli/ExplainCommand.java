@@ -44,11 +44,15 @@ final class ExplainCommand implements Callable<Integer> {
 
   @Option(
       names = "--top",
+      paramLabel = "N",
       defaultValue = "10",
       description = "How many ranked pods to show (0: all).")
   int top;
 
-  @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
+  @Parameters(
+      paramLabel = "FIXTURE",
+      converter = Converters.InputFile.class,
+      description = "The fixture file.")
   Path fixture;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

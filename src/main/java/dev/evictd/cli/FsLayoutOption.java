@@ -1,6 +1,5 @@
 package dev.evictd.cli;
 
-import dev.evictd.api.ConfigException;
 import dev.evictd.api.FsLayout;
 import dev.evictd.fixture.CapturedInputs;
 import dev.evictd.stats.Summary;
@@ -35,8 +34,8 @@ final class FsLayoutOption {
       return FsLayout.fromKey(value)
           .orElseThrow(
               () ->
-                  new ConfigException(
-                      "--fs-layout: unknown layout \""
+                  new CommandLine.TypeConversionException(
+                      "unknown layout \""
                           + value
                           + "\" ("
                           + String.join(", ", NAMES.subList(0, NAMES.size() - 1))

@@ -19,6 +19,7 @@ final class HtmlOption {
 
   @Option(
       names = "--against",
+      converter = Converters.NotEmpty.class,
       paramLabel = "DIR",
       description =
           "With --html: a second rule set (\"default\": the packaged rules) drawn over the first"

@@ -1,6 +1,7 @@
 package dev.evictd.cli;
 
 import dev.evictd.api.ConfigException;
+import dev.evictd.config.IoErrors;
 import dev.evictd.fixture.FixtureResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -81,7 +82,7 @@ final class JunitXml {
       }
       Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new ConfigException("--junit-xml " + file + ": cannot write: " + e.getMessage());
+      throw new ConfigException("--junit-xml " + file + ": " + IoErrors.cannotWrite(file, e));
     }
   }
 

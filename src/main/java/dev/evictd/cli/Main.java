@@ -63,7 +63,22 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw noCommand(spec.commandLine());
+  }
+
+  /**
+   * A command line that names a command with subcommands but none of them: nothing was done, so a
+   * usage error (exit 2), listing them, not the usage and exit 0.
+   */
+  static CommandLine.ParameterException noCommand(CommandLine cl) {
+    String commands = String.join(", ", cl.getSubcommands().keySet());
+    String name = cl.getCommandSpec().qualifiedName();
+    return new CommandLine.ParameterException(
+        cl,
+        (cl.getParent() == null ? "" : name.substring(name.indexOf(' ') + 1) + ": ")
+            + "no command given (one of: "
+            + commands
+            + ")");
   }
 
   public static void main(String[] args) {
@@ -87,6 +102,8 @@ public final class Main implements Runnable {
       // the usage, help, an unknown command: every command
       SUBCOMMANDS.forEach((name, c) -> cl.addSubcommand(name, subcommand(c)));
     }
+    // after the subcommands: registering reaches those a command line has at the time
+    Converters.registerOn(cl);
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(
@@ -107,6 +124,13 @@ public final class Main implements Runnable {
           if (ex.getCause() instanceof EvictdException bad) {
             // a typed option's own parser refused the value: its one line says where and why
             c.getErr().println("evictd: " + bad.getMessage());
+            return BAD_INPUT;
+          }
+          if (ex.getCause() != null && ex.getArgSpec() != null) {
+            // a value its type refuses: picocli's words name Java's types and exceptions
+            c.getErr()
+                .println(
+                    "evictd: " + Converters.refusal(ex.getArgSpec(), ex.getValue(), ex.getCause()));
             return BAD_INPUT;
           }
           c.getErr().println("evictd: " + ex.getMessage());

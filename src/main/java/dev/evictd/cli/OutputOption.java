@@ -1,6 +1,5 @@
 package dev.evictd.cli;
 
-import dev.evictd.api.ConfigException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -62,8 +61,8 @@ final class OutputOption {
   }
 
   /**
-   * The formats a command accepts: the converter of its option (refusing others with the project's
-   * one line) and its completion candidates.
+   * The formats a command accepts: the converter of its option (refusing others in words, named by
+   * {@link Main}) and its completion candidates.
    */
   abstract static class Formats implements CommandLine.ITypeConverter<Format>, Iterable<String> {
     private final List<Format> accepted;
@@ -79,7 +78,7 @@ final class OutputOption {
           return f;
         }
       }
-      throw new ConfigException(
+      throw new CommandLine.TypeConversionException(
           "unknown output format \"" + value + "\" (" + String.join(" or ", names()) + ")");
     }
 

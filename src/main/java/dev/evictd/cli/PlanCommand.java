@@ -34,6 +34,7 @@ final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       required = true,
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description = "KubeletConfiguration YAML.")
   Path config;
@@ -41,6 +42,7 @@ final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--pods",
       required = true,
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description = "Pods: a v1 PodList, a List, a YAML list of pods, or pod documents.")
   Path podsFile;
@@ -48,12 +50,14 @@ final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--summary",
       required = true,
+      converter = Converters.InputFile.class,
       paramLabel = "FILE",
       description = "Stats summary JSON (GET /api/v1/nodes/NODE/proxy/stats/summary).")
   Path summaryFile;
 
   @Option(
       names = "--node",
+      converter = Converters.NotEmpty.class,
       paramLabel = "NAME",
       description = "Node name (default: from the summary, else \"node\").")
   String node;

@@ -31,7 +31,10 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Mixin HtmlOption html = new HtmlOption();
 
-  @Parameters(paramLabel = "FIXTURE", description = "The fixture file.")
+  @Parameters(
+      paramLabel = "FIXTURE",
+      converter = Converters.InputFile.class,
+      description = "The fixture file.")
   Path fixture;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -44,6 +44,7 @@ class RuleLoadOptions {
 
   @Option(
       names = "--rules-cache",
+      converter = Converters.NotEmpty.class,
       paramLabel = "DIR|off",
       description = {
         "Where rule sets already checked are remembered, so an unchanged set is not checked again"

@@ -28,7 +28,7 @@ final class RulesCommand implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw Main.noCommand(spec.commandLine());
   }
 
   /**
@@ -123,7 +123,7 @@ final class RulesCommand implements Runnable {
         try {
           files = TestCommand.fixtureFiles(p);
         } catch (EvictdException e) {
-          out.println("ERROR " + p + ": " + e.getMessage());
+          out.println("ERROR " + TestCommand.about(p, e.getMessage()));
           unreadable = true;
           continue;
         }
@@ -132,7 +132,7 @@ final class RulesCommand implements Runnable {
           try {
             fixture = FixtureLoader.load(f);
           } catch (EvictdException e) {
-            out.println("ERROR " + f + ": " + e.getMessage());
+            out.println("ERROR " + TestCommand.about(f, e.getMessage()));
             unreadable = true;
             continue;
           }

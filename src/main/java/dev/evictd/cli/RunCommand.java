@@ -29,7 +29,11 @@ import picocli.CommandLine.Option;
       "With --standalone it needs no cluster and no configuration: host statistics, dry run."
     })
 final class RunCommand implements Callable<Integer> {
-  @Option(names = "--config", paramLabel = "FILE", description = "Agent configuration YAML.")
+  @Option(
+      names = "--config",
+      converter = Converters.InputFile.class,
+      paramLabel = "FILE",
+      description = "Agent configuration YAML.")
   Path config;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -30,6 +30,7 @@ final class StatsCommand implements Callable<Integer> {
 
   @Option(
       names = "--node",
+      converter = Converters.NotEmpty.class,
       paramLabel = "NAME",
       description = "Node name to report (default: the host name).")
   String node;

@@ -1,5 +1,6 @@
 package dev.evictd.cli;
 
+import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictdException;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureSuite;
@@ -34,7 +35,9 @@ final class TestCommand implements Callable<Integer> {
   @picocli.CommandLine.Option(
       names = "--filter",
       paramLabel = "REGEX",
-      description = "Run only fixtures whose path or name matches (find, not full match).")
+      description =
+          "Run only fixtures whose path or name matches (find, not full match); one that matches"
+              + " none is an error (exit 2).")
   java.util.regex.Pattern filter;
 
   @picocli.CommandLine.Option(
@@ -66,13 +69,23 @@ final class TestCommand implements Callable<Integer> {
       try {
         files.addAll(fixtureFiles(p));
       } catch (EvictdException e) {
-        out.println("ERROR " + p + ": " + e.getMessage());
+        out.println("ERROR " + about(p, e.getMessage()));
         loadErrors = true;
       }
     }
     JunitXml report = new JunitXml();
     // each outcome is printed on this thread, in file order, as soon as the fixtures before it are
     new FixtureSuite(rules::resolveQuietly, filter, jobs).run(files, o -> print(o, out, report));
+    if (filter != null && !files.isEmpty() && skipped == files.size()) {
+      // nothing was tested: not a pass, and no report that CI would read as one
+      out.flush();
+      throw new ConfigException(
+          "--filter '"
+              + filter.pattern()
+              + (files.size() == 1
+                  ? "' matches neither the path nor the name of the one fixture"
+                  : "' matches none of the " + files.size() + " fixtures (by path or name)"));
+    }
     loadErrors |= this.loadErrors;
     out.println(passed + " passed, " + failed + " failed");
     out.flush();
@@ -87,20 +100,22 @@ final class TestCommand implements Callable<Integer> {
 
   private int passed;
   private int failed;
+  private int skipped;
   private boolean loadErrors;
 
   /** Prints and counts one fixture's outcome. */
   private void print(FixtureSuite.Outcome o, PrintWriter out, JunitXml report) {
     Path f = o.file();
     if (o instanceof FixtureSuite.NotLoaded n) {
-      out.println("ERROR " + f + ": " + n.message());
+      out.println("ERROR " + about(f, n.message()));
       report.error(f, f.getFileName().toString(), n.message(), 0);
       loadErrors = true;
       failed++;
       return;
     }
     if (!(o instanceof FixtureSuite.Ran ran)) {
-      return; // left out by --filter
+      skipped++; // left out by --filter
+      return;
     }
     if (ran.rules() != null) {
       rules.warnOnce(ran.rules()); // where a serial run would print them: before its first use
@@ -122,6 +137,15 @@ final class TestCommand implements Callable<Integer> {
         out.println("ERROR " + f + " (" + r.name() + "): " + r.mismatch());
       }
     }
+  }
+
+  /**
+   * An error about a file that names it once: the message itself when it starts with the file's
+   * name (the loaders' messages do: {@code f.yaml:3: ...}), else the file, then the message.
+   */
+  static String about(Path file, String message) {
+    String f = file.toString();
+    return message.startsWith(f + ":") ? message : f + ": " + message;
   }
 
   /**

@@ -74,12 +74,7 @@ final class TimelineHtml {
       java.nio.file.Files.writeString(file, page, java.nio.charset.StandardCharsets.UTF_8);
     } catch (java.io.IOException e) {
       throw new dev.evictd.api.ConfigException(
-          "--html "
-              + file
-              + ": cannot write: "
-              + e.getClass().getSimpleName()
-              + " "
-              + e.getMessage());
+          "--html " + file + ": " + dev.evictd.config.IoErrors.cannotWrite(file, e));
     }
   }
 

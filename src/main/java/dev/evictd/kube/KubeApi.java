@@ -232,7 +232,6 @@ public final class KubeApi {
   }
 
   private static String describe(Throwable t) {
-    String m = t.getMessage();
-    return t.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
+    return dev.evictd.config.IoErrors.words(t);
   }
 }

@@ -71,8 +71,7 @@ public final class KubeClients {
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-    return m.lines().findFirst().orElse(m).strip();
+    return dev.evictd.config.IoErrors.words(t);
   }
 
   /** A client for the API server of {@code base} (e.g. a test server), with evictd's settings. */
@@ -90,7 +89,7 @@ public final class KubeClients {
           "kubernetes client for "
               + base.getMasterUrl()
               + ": "
-              + (c == e ? e.getMessage() : c.getClass().getSimpleName() + ": " + c.getMessage()));
+              + (c == e ? e.getMessage() : dev.evictd.config.IoErrors.words(c)));
     }
   }
 
@@ -159,10 +158,8 @@ public final class KubeClients {
   private static String readToken(Path file, String where) {
     try {
       return Files.readString(file, StandardCharsets.UTF_8).strip();
-    } catch (java.nio.file.NoSuchFileException e) {
-      throw new ConfigException(where + ": no such file");
     } catch (IOException e) {
-      throw new ConfigException(where + ": cannot read: " + e.getMessage());
+      throw new ConfigException(where + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 }

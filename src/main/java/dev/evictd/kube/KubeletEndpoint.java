@@ -4,7 +4,6 @@ import dev.evictd.api.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -131,7 +130,8 @@ public record KubeletEndpoint(
       throw new ConfigException(
           "kubeletCaFile " + file + ": not a PEM certificate file (" + e.getMessage() + ")");
     } catch (IOException e) {
-      throw new ConfigException("kubeletCaFile " + file + ": cannot read: " + e.getMessage());
+      throw new ConfigException(
+          "kubeletCaFile " + file + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 
@@ -148,10 +148,9 @@ public record KubeletEndpoint(
               + (file.startsWith("/var/run/secrets/kubernetes.io")
                   ? " (the service account's; outside a pod set " + setting + ")"
                   : ""));
-    } catch (AccessDeniedException e) {
-      throw new ConfigException(setting + " " + file + ": permission denied");
     } catch (IOException e) {
-      throw new ConfigException(setting + " " + file + ": cannot read: " + e.getMessage());
+      throw new ConfigException(
+          setting + " " + file + ": " + dev.evictd.config.IoErrors.cannotRead(file, e));
     }
   }
 }

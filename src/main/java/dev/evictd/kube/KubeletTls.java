@@ -124,7 +124,7 @@ final class KubeletTls {
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
     }
-    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return root.getMessage() == null ? dev.evictd.config.IoErrors.words(root) : root.getMessage();
   }
 
   private static String describeNames(X509Certificate cert) {

@@ -133,12 +133,7 @@ public final class NodePodInformer implements PodSource {
       }
       c = c.getCause();
     }
-    String m = c.getMessage();
-    return c.getClass().getSimpleName()
-        + (m == null ? "" : ": " + m)
-        + " (API server "
-        + apiServer
-        + ")";
+    return dev.evictd.config.IoErrors.words(c) + " (API server " + apiServer + ")";
   }
 
   private static String hostPort(java.net.URL url) {

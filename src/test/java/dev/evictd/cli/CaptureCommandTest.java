@@ -90,6 +90,34 @@ class CaptureCommandTest {
     }
   }
 
+  @Test
+  void anApiServerThatRefusesTheConnectionSaysSoInWords() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    String url = "https://127.0.0.1:" + port;
+    CaptureCommand.clients =
+        () ->
+            dev.evictd.kube.KubeClients.create(
+                new io.fabric8.kubernetes.client.ConfigBuilder(
+                        io.fabric8.kubernetes.client.Config.empty())
+                    .withMasterUrl(url)
+                    .build(),
+                KubeSettings.DEFAULTS);
+    try {
+      StringWriter e = new StringWriter();
+      assertThat(run(new StringWriter(), e, "capture", "--node", "n")).isEqualTo(2);
+      // it ended ": ConnectException"
+      assertThat(e.toString())
+          .contains(": cannot connect to 127.0.0.1:" + port + ": ")
+          .doesNotContain("Exception");
+      assertThat(e.toString().lines()).hasSize(1);
+    } finally {
+      CaptureCommand.clients = () -> dev.evictd.kube.KubeClients.create(KubeSettings.DEFAULTS);
+    }
+  }
+
   static int run(StringWriter out, StringWriter err, String... args) {
     return Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
   }
@@ -160,7 +188,7 @@ class CaptureCommandTest {
             + kubelet.ipUrl()
             + "): GET /configz ("
             + kubelet.ipUrl().replaceFirst("^https://", "")
-            + "): SSLHandshakeException: the kubelet's certificate",
+            + "): TLS handshake failed: the kubelet's certificate",
       };
       for (int i = 0; i < cases.length; i++) {
         StringWriter e = new StringWriter();

@@ -56,7 +56,8 @@ class CliTest {
     Run bad = run("test", dir.toString());
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.out())
-        .contains("ERROR " + dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml") + ":")
+        .contains("ERROR " + dir.resolve("c-bad.yaml") + ":")
+        .doesNotContain(dir.resolve("c-bad.yaml") + ": " + dir.resolve("c-bad.yaml"))
         .contains("not valid YAML");
     assertThat(bad.out()).endsWith("1 passed, 2 failed\n");
   }
@@ -65,8 +66,51 @@ class CliTest {
   void testOnAMissingPathIsBadInput() {
     Run r = run("test", "no/such/fixtures");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.out())
-        .contains("ERROR no/such/fixtures: no/such/fixtures: no such file or directory");
+    // the path once: the message names it already
+    assertThat(r.out()).contains("ERROR no/such/fixtures: no such file or directory\n");
+    assertThat(r.out()).doesNotContain("no/such/fixtures: no/such/fixtures");
+  }
+
+  @Test
+  void aFixtureThatCannotBeLoadedIsNamedOnceByEveryCommandThatRunsFixtures(@TempDir Path dir)
+      throws IOException {
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "steps: [\n");
+    for (String[] args :
+        new String[][] {
+          {"test", dir.toString()},
+          {"diff", "--rules", "default", "--against", "default", dir.toString()},
+          {"rules", "check", "--run", dir.toString()}
+        }) {
+      Run r = run(args);
+      assertThat(r.code()).as(String.join(" ", args)).isEqualTo(Main.BAD_INPUT);
+      assertThat(r.out())
+          .as(String.join(" ", args))
+          .contains("ERROR " + bad + ":")
+          .doesNotContain(bad + ": " + bad);
+    }
+  }
+
+  @Test
+  void testWithAFilterThatMatchesNoFixtureIsAnError(@TempDir Path dir) {
+    Path xml = dir.resolve("junit.xml");
+    Run r = run("test", "--filter", "nomatchxyz", "--junit-xml", xml.toString(), "fixtures/pid");
+    assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(r.err())
+        .isEqualTo(
+            "evictd: --filter 'nomatchxyz' matches none of the 2 fixtures (by path or name)\n");
+    assertThat(r.out()).doesNotContain("0 passed");
+    assertThat(xml).as("no report of nothing, which CI would read as a pass").doesNotExist();
+    Run one = run("test", "--filter", "nomatchxyz", "fixtures/pid/pid-pressure.yaml");
+    assertThat(one.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(one.err())
+        .isEqualTo(
+            "evictd: --filter 'nomatchxyz' matches neither the path nor the name of the one"
+                + " fixture\n");
+    // a filter that selects one of them runs that one
+    Run some = run("test", "--filter", "verify", "fixtures/pid");
+    assertThat(some.code()).isZero();
+    assertThat(some.out()).endsWith("1 passed, 0 failed\n");
   }
 
   @Test

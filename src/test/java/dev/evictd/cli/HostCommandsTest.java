@@ -69,7 +69,8 @@ class HostCommandsTest {
   void anUnknownOutputFormatIsBadInput() {
     Run r = run("stats", "-o", "yaml");
     assertThat(r.code()).isEqualTo(Main.BAD_INPUT);
-    assertThat(r.err().trim()).isEqualTo("evictd: unknown output format \"yaml\" (table or json)");
+    assertThat(r.err().trim())
+        .isEqualTo("evictd: --output: unknown output format \"yaml\" (table or json)");
   }
 
   @Test

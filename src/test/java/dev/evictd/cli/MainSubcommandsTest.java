@@ -44,8 +44,28 @@ class MainSubcommandsTest {
       at.add(i);
     }
     assertThat(at).isSorted();
-    // no arguments: the same usage
-    assertThat(run().out()).isEqualTo(r.out());
+  }
+
+  @Test
+  void noCommandIsAUsageErrorNotTheUsageAndExitZero() {
+    // nothing was done: it printed the usage and exited 0
+    Run none = run();
+    assertThat(none.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(none.out()).isEmpty();
+    assertThat(none.err())
+        .isEqualTo(
+            "evictd: no command given (one of: "
+                + String.join(", ", Main.SUBCOMMANDS.keySet())
+                + ")\nTry 'evictd --help' for more information.\n");
+    Run rules = run("rules");
+    assertThat(rules.code()).isEqualTo(Main.BAD_INPUT);
+    assertThat(rules.out()).isEmpty();
+    assertThat(rules.err())
+        .isEqualTo(
+            "evictd: rules: no command given (one of: check)\n"
+                + "Try 'evictd rules --help' for more information.\n");
+    // the usage is still there when asked for
+    assertThat(run("rules", "--help").code()).isZero();
   }
 
   @Test

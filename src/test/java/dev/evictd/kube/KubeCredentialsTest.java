@@ -182,6 +182,6 @@ class KubeCredentialsTest {
     assertThatThrownBy(() -> KubeClients.create(config, KubeSettings.DEFAULTS).close())
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("kubernetes client for https://127.0.0.1:6443")
-        .hasMessageEndingWith(": NoSuchFileException: /no/such/ca.crt");
+        .hasMessageEndingWith(": /no/such/ca.crt: no such file");
   }
 }
