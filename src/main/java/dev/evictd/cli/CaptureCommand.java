@@ -56,6 +56,7 @@ final class CaptureCommand implements Callable<Integer> {
 
   @Option(
       names = {"-o", "--output"},
+      converter = Converters.OutputFile.class,
       paramLabel = "FILE",
       description = "Write the fixture here (default: stdout).")
   Path output;

@@ -125,6 +125,21 @@ final class Converters {
   }
 
   /**
+   * The converter of an option naming a file the command writes: a directory is refused before
+   * anything is done (--junit-xml DIR ran every fixture, then could not write the report).
+   */
+  static final class OutputFile implements CommandLine.ITypeConverter<Path> {
+    @Override
+    public Path convert(String value) {
+      Path p = path(value);
+      if (java.nio.file.Files.isDirectory(p)) {
+        throw new NotAFile(value, "is a directory, not a file");
+      }
+      return p;
+    }
+  }
+
+  /**
    * The converter of a text option that an empty value would leave without meaning (a node name, a
    * rules directory): an empty value is refused, not taken for the default or the current
    * directory.

@@ -11,6 +11,7 @@ import picocli.CommandLine.Option;
 final class HtmlOption {
   @Option(
       names = "--html",
+      converter = Converters.OutputFile.class,
       paramLabel = "FILE",
       description =
           "Write the sync (plan) or the timeline (replay) as one self-contained HTML page (an SVG"

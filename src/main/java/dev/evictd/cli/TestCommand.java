@@ -42,6 +42,7 @@ final class TestCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Option(
       names = "--junit-xml",
+      converter = Converters.OutputFile.class,
       paramLabel = "FILE",
       description = "Also write a JUnit XML report (one testcase per fixture) for CI.")
   Path junitXml;

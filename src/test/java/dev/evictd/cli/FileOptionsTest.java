@@ -76,6 +76,10 @@ class FileOptionsTest {
     assertThat(junit.code()).isEqualTo(Main.BAD_INPUT);
     assertThat(junit.err())
         .isEqualTo("evictd: --junit-xml " + dir + ": is a directory, not a file\n");
+    assertThat(junit.out()).as("refused before the fixtures run").isEmpty();
+    CliTest.Run capture = CliTest.run("capture", "--node", "n", "-o", dir.toString());
+    assertThat(capture.err())
+        .isEqualTo("evictd: --output " + dir + ": is a directory, not a file\n");
     CliTest.Run html = CliTest.run("replay", "--html", dir.toString(), FIXTURE);
     assertThat(html.code()).isEqualTo(Main.BAD_INPUT);
     // it said "cannot write: FileSystemException DIR: Is a directory"
