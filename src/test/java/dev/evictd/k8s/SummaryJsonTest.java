@@ -69,7 +69,7 @@ class SummaryJsonTest {
         .hasMessageContaining("amount out of range (0 to 2^63-1): 9223372036854775808");
     assertThatThrownBy(() -> WITH_MODULE.readValue(at.formatted("-5"), Summary.class))
         .isInstanceOf(DatabindException.class)
-        .hasMessageContaining("amount out of range (0 to 2^63-1): -5");
+        .hasMessageContaining("amount must not be negative: -5");
   }
 
   @Test
