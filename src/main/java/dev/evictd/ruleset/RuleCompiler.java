@@ -258,8 +258,10 @@ public final class RuleCompiler {
       warnings.add(w);
     }
     for (RuleSource s : sources) {
-      if (s.text().indexOf('\0') >= 0) {
-        throw new RulesException(s.path() + ": not a text file");
+      int nul = s.text().indexOf('\0');
+      if (nul >= 0) {
+        long line = 1 + s.text().substring(0, nul).chars().filter(c -> c == '\n').count();
+        throw new RulesException(s.path() + ":" + line + ": not a text file (NUL byte)");
       }
     }
     return sha256;
