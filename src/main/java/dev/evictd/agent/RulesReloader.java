@@ -232,6 +232,19 @@ public final class RulesReloader implements AutoCloseable {
       LOG.error("rules reload refused, the running rules stay: {}", e.getMessage());
       onFailed.accept(e.getMessage());
       return false;
+    } catch (RuntimeException | StackOverflowError e) {
+      // a compiler that fails in a way of its own: the set is refused all the same, and the watch
+      // goes on (an Error would end its thread: no reload would ever be seen again)
+      String why =
+          dir
+              + ": rules cannot be compiled: "
+              + (e instanceof StackOverflowError
+                  ? "nested too deeply (the stack ran out)"
+                  : "the compiler failed");
+      LOG.error("rules reload refused, the running rules stay: {}", why);
+      LOG.debug("rules reload from {}: the compiler failed", dir, e);
+      onFailed.accept(why);
+      return false;
     }
     if (rs.sha256().equals(currentSha)) {
       LOG.info("rules reload from {}: sha256 {} is loaded already", dir, rs.sha256());

@@ -264,7 +264,12 @@ final class ModelCache {
         bytes = ModelBuild.build(source, sources).encode();
       } catch (RulesException e) {
         throw e;
-      } catch (RuntimeException | StackOverflowError e) {
+      } catch (StackOverflowError e) {
+        logOnce(
+            source,
+            source + ": no executable model (nested too deeply): compiling the rules instead");
+        return null;
+      } catch (RuntimeException e) {
         logOnce(source, source + ": no executable model (" + e + "): compiling the rules instead");
         return null;
       }

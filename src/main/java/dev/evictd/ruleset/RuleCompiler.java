@@ -258,8 +258,10 @@ public final class RuleCompiler {
       warnings.add(w);
     }
     for (RuleSource s : sources) {
-      if (s.text().indexOf('\0') >= 0) {
-        throw new RulesException(s.path() + ": not a text file");
+      int nul = s.text().indexOf('\0');
+      if (nul >= 0) {
+        long line = 1 + s.text().substring(0, nul).chars().filter(c -> c == '\n').count();
+        throw new RulesException(s.path() + ":" + line + ": not a text file (NUL byte)");
       }
     }
     return sha256;
@@ -296,7 +298,27 @@ public final class RuleCompiler {
     return compile(source, sources, options, warnings, fresh, prebuilt, null);
   }
 
+  /**
+   * Compiles as {@link #checkedCompile}; a stack overflow anywhere in the checks or the compiler
+   * refuses the set like any other error (a thread that runs out of stack unwinds cleanly).
+   */
   private static RuleSet compile(
+      String source,
+      List<RuleSource> sources,
+      Options options,
+      List<String> warnings,
+      boolean fresh,
+      boolean prebuilt,
+      RuleSetCache.Entry[] built) {
+    try {
+      return checkedCompile(source, sources, options, warnings, fresh, prebuilt, built);
+    } catch (StackOverflowError e) {
+      throw new RulesException(
+          source + ": rules cannot be checked: nested too deeply (the stack ran out)");
+    }
+  }
+
+  private static RuleSet checkedCompile(
       String source,
       List<RuleSource> sources,
       Options options,
@@ -333,7 +355,15 @@ public final class RuleCompiler {
         report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
     refuseOrWarn(
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
-    RuleSet rs = build(source, sources, sha256, warnings);
+    RuleSet rs;
+    try {
+      rs = build(source, sources, sha256, warnings);
+    } catch (CompilerFailed e) {
+      // the compiler gave up with no file or line (its stack ran out): what the lint could not
+      // parse says where
+      refuseOrWarn(deferred, options, warnings);
+      throw e;
+    }
     refuseOrWarn(deferred, options, warnings);
     // the compiler uses the same parser, so this does not happen; if it did, nothing was checked
     refuseOrWarn(unparsed(report), options, warnings);
@@ -406,8 +436,14 @@ public final class RuleCompiler {
     KieBuilder kb;
     try {
       kb = ks.newKieBuilder(kfs).buildAll();
-    } catch (RuntimeException | StackOverflowError e) {
-      throw new RulesException(source + ": rules cannot be compiled: " + e);
+    } catch (StackOverflowError e) {
+      throw new CompilerFailed(
+          source + ": rules cannot be compiled: nested too deeply for the compiler");
+    } catch (RuntimeException e) {
+      throw new CompilerFailed(
+          source
+              + ": rules cannot be compiled: "
+              + (e.getMessage() == null ? "the compiler failed" : firstLine(e.getMessage())));
     }
     List<String> errors = new ArrayList<>();
     for (Message m : kb.getResults().getMessages(Message.Level.ERROR)) {
@@ -428,6 +464,17 @@ public final class RuleCompiler {
     }
     List<String> names = sources.stream().map(RuleSource::name).toList();
     return new RuleSet(kbase, source, names, sha256, warnings);
+  }
+
+  /** The compiler failed as a whole, naming no file or line. */
+  private static final class CompilerFailed extends RulesException {
+    CompilerFailed(String message) {
+      super(message);
+    }
+  }
+
+  private static String firstLine(String s) {
+    return s.lines().findFirst().orElse("").trim();
   }
 
   private static final java.util.regex.Pattern LINE_COLUMN =

@@ -235,11 +235,7 @@ final class RuleSetReader {
         if (bytes.length > MAX_RULE_FILE_BYTES) {
           throw new RulesException(shown + ": rule file too large (" + bytes.length + " bytes)");
         }
-        String text = dev.evictd.config.YamlNode.strictUtf8(bytes);
-        if (text == null) {
-          throw new RulesException(shown + ": not a UTF-8 text file");
-        }
-        out.add(new RuleSource(name, "default:" + name, text));
+        out.add(new RuleSource(name, "default:" + name, decode(shown, bytes)));
       }
       return out;
     }
@@ -255,13 +251,64 @@ final class RuleSetReader {
       try (InputStream in = Files.newInputStream(f)) {
         bytes = in.readAllBytes();
       }
-      String text = dev.evictd.config.YamlNode.strictUtf8(bytes);
-      if (text == null) {
-        throw new RulesException(f + ": not a UTF-8 text file");
-      }
-      return text;
+      return decode(f.toString(), bytes);
     } catch (IOException e) {
       throw new RulesException(f + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
     }
+  }
+
+  /**
+   * A rule file's text from its bytes, the one place rule files are decoded: UTF-8, without the
+   * byte-order mark Windows editors write at its start. That mark is no part of the text: the lint,
+   * the compiler, the SHA-256 and the caches all see the text without it, so a file saved with and
+   * without one is the same rule set. A UTF-16 file and bytes that are not UTF-8 are refused with
+   * the line of the first offending byte.
+   */
+  static String decode(String shown, byte[] bytes) {
+    int start = 0;
+    if (bytes.length >= 3
+        && bytes[0] == (byte) 0xEF
+        && bytes[1] == (byte) 0xBB
+        && bytes[2] == (byte) 0xBF) {
+      start = 3;
+    } else if (bytes.length >= 2
+        && ((bytes[0] == (byte) 0xFF && bytes[1] == (byte) 0xFE)
+            || (bytes[0] == (byte) 0xFE && bytes[1] == (byte) 0xFF))) {
+      throw new RulesException(
+          shown
+              + ":1: a UTF-16 text file (it starts with a UTF-16 byte-order mark): rule files are"
+              + " UTF-8, save it as UTF-8");
+    }
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes, start, bytes.length - start);
+    if (start == 0) {
+      String ascii = dev.evictd.config.YamlNode.strictUtf8(bytes);
+      if (ascii != null) {
+        return ascii;
+      }
+    }
+    java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length - start);
+    java.nio.charset.CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+            .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+    java.nio.charset.CoderResult r = decoder.decode(in, out, true);
+    if (!r.isError()) {
+      r = decoder.flush(out);
+    }
+    if (r.isError()) {
+      int at = in.position();
+      int line = 1;
+      for (int i = 0; i < at; i++) {
+        if (bytes[i] == '\n') {
+          line++;
+        }
+      }
+      throw new RulesException(
+          String.format(
+              "%s:%d: not a UTF-8 text file (byte 0x%02X at offset %d)",
+              shown, line, bytes[at] & 0xff, at));
+    }
+    return out.flip().toString();
   }
 }

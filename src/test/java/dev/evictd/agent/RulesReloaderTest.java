@@ -58,6 +58,75 @@ class RulesReloaderTest {
   static final String OTHER_RULE = EXTRA_RULE.replace("an extra rule", "another rule");
 
   @Test
+  void aSetNestedTooDeeplyIsRefusedAndTheWatchGoesOn(@TempDir Path dir) throws Exception {
+    Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");
+    RuleSet initial = RuleCompiler.compile(dir);
+    List<RuleSet> loaded = new CopyOnWriteArrayList<>();
+    List<String> failed = new CopyOnWriteArrayList<>();
+    try (RulesReloader r =
+        new RulesReloader(
+            dir,
+            initial.sha256(),
+            RuleCompiler::compile,
+            loaded::add,
+            failed::add,
+            Duration.ofMillis(200))) {
+      // 20,000 levels: the parsers' stack overflowed, which ended the watch's thread
+      Files.writeString(
+          dir.resolve("deep.drl"),
+          "package dev.evictd.rules;\nimport dev.evictd.api.*;\nrule \"deep\" when\n    eval("
+              + "(".repeat(20_000)
+              + "true"
+              + ")".repeat(20_000)
+              + ")\nthen\nend\n");
+      await(failed, 1);
+      assertThat(failed)
+          .singleElement()
+          .asString()
+          .startsWith(dir.resolve("deep.drl") + ":4: refused: expression nested deeper than 10");
+      assertThat(loaded).isEmpty();
+
+      // the running rules stayed, and the next change is still seen
+      Files.delete(dir.resolve("deep.drl"));
+      Files.writeString(dir.resolve("extra.drl"), EXTRA_RULE);
+      await(loaded, 1);
+      assertThat(loaded)
+          .singleElement()
+          .satisfies(rs -> assertThat(rs.files()).contains("extra.drl"));
+    }
+  }
+
+  @Test
+  void aCompilerThatFailsInAWayOfItsOwnIsARefusalNotTheEndOfTheWatch(@TempDir Path dir)
+      throws Exception {
+    Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");
+    RuleSet initial = RuleCompiler.compile(dir);
+    List<RuleSet> loaded = new CopyOnWriteArrayList<>();
+    List<String> failed = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger calls =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.function.Function<Path, RuleSet> compiler =
+        d -> {
+          if (calls.incrementAndGet() == 1) {
+            throw new StackOverflowError();
+          }
+          return RuleCompiler.compile(d);
+        };
+    try (RulesReloader r =
+        new RulesReloader(
+            dir, initial.sha256(), compiler, loaded::add, failed::add, Duration.ofMillis(200))) {
+      Files.writeString(dir.resolve("extra.drl"), EXTRA_RULE);
+      await(failed, 1);
+      assertThat(failed)
+          .containsExactly(
+              dir + ": rules cannot be compiled: nested too deeply (the stack ran out)");
+      Files.writeString(dir.resolve("extra.drl"), OTHER_RULE);
+      await(loaded, 1);
+      assertThat(loaded).hasSize(1);
+    }
+  }
+
+  @Test
   void aDirectoryDeletedAndRecreatedIsWatchedAgain(@TempDir Path parent) throws Exception {
     Path dir = Files.createDirectory(parent.resolve("rules"));
     Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");

@@ -58,6 +58,6 @@ class RuleCompilerTest {
   void binaryRuleFileIsRefused() {
     assertThatThrownBy(() -> RuleCompiler.compile(SETS.resolve("binary")))
         .isInstanceOf(RulesException.class)
-        .hasMessageContaining("bin.drl: not a text file");
+        .hasMessageContaining("bin.drl:1: not a text file (NUL byte)");
   }
 }

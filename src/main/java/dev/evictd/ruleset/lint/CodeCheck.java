@@ -79,6 +79,9 @@ final class CodeCheck {
   /** Checks a block of Java statements (a consequence or a function body). */
   static void block(String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
     CodeCheck c = new CodeCheck(code, names, origin, out);
+    if (!c.affordable(code)) {
+      return;
+    }
     Node n;
     try {
       // the newline keeps a trailing line comment from swallowing the closing brace
@@ -95,6 +98,9 @@ final class CodeCheck {
       String code, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
     CodeCheck c = new CodeCheck(code, names, origin, out);
     c.expression = true;
+    if (!c.affordable(code)) {
+      return;
+    }
     Node n;
     try {
       n = DrlxParser.parseExpression(DrlxParser.buildDrlxParserWithArguments(List.of()), code);
@@ -108,6 +114,9 @@ final class CodeCheck {
   /** Checks a type name as written in DRL (pattern type, parameter, global, declared field). */
   static void type(String typeName, Origin origin, RuleNames names, Collection<PolicyFinding> out) {
     CodeCheck c = new CodeCheck(typeName, names, origin, out);
+    if (!c.affordable(typeName)) {
+      return;
+    }
     Node n;
     try {
       n = MvelParser.parseType(typeName);
@@ -118,20 +127,42 @@ final class CodeCheck {
     c.guardedVisit(n);
   }
 
+  /**
+   * Charges the rule set's parse budget for a fragment ({@link Nesting}): false when it must not be
+   * parsed, refused (the first fragment past the budget) or skipped (the set is refused already).
+   */
+  private boolean affordable(String code) {
+    switch (names.parseBudget().charge(Nesting.cost(code))) {
+      case PARSE:
+        return true;
+      case REFUSE:
+        refuse("", Nesting.TOO_COSTLY, Nesting.TOO_COSTLY_WHY);
+        return false;
+      default:
+        return false;
+    }
+  }
+
   /** Visits a parsed fragment; a walk that fails refuses the fragment (fail closed). */
   private void guardedVisit(Node n) {
     try {
       visit(n);
     } catch (RuntimeException | StackOverflowError e) {
-      refuse(
-          "", "code the lint cannot walk", "cannot be analysed: " + e.getClass().getSimpleName());
+      refuse("", "code the lint cannot walk", "cannot be analysed: " + failure(e));
     }
+  }
+
+  /** What went wrong, for a message: never a Java class name. */
+  static String failure(Throwable e) {
+    return e instanceof StackOverflowError
+        ? "nested too deeply (the stack ran out)"
+        : "the lint failed on it";
   }
 
   private void unparsable(String what, Throwable e) {
     String m =
-        e.getMessage() == null
-            ? e.getClass().getSimpleName()
+        e.getMessage() == null || e instanceof StackOverflowError
+            ? failure(e)
             : e.getMessage().lines().findFirst().orElse("");
     m = m.replaceAll("\\(line \\d+,\\s*col \\d+\\)", "").trim();
     refuse("", "code the lint cannot parse", "cannot be analysed: not " + what + ": " + m);

@@ -93,8 +93,36 @@ public final class PolicyLint {
     List<PolicyFinding> findings = new ArrayList<>();
     List<String> unparsed = new ArrayList<>();
     List<Parsed> parsed = new ArrayList<>();
+    // No parser sees a set nested too deeply: the DRL parser recurses once per level, and its
+    // time and the DRLX parser's grow exponentially with the levels (Nesting).
+    long cost = 0;
+    boolean overBudget = false;
+    List<RuleSource> shallow = new ArrayList<>();
     for (RuleSource s : sources) {
       rawText(s, findings);
+      Nesting.Shape shape = Nesting.file(s.text(), cost);
+      if (shape.tooDeepAt() > 0) {
+        findings.add(
+            new PolicyFinding(
+                s.path(),
+                shape.tooDeepAt(),
+                "",
+                "expression nested deeper than " + Nesting.MAX_DEPTH,
+                "parentheses and brackets; split it, with bindings, local variables or functions"));
+      } else if (shape.overBudgetAt() > 0 && !overBudget) {
+        overBudget = true;
+        findings.add(
+            new PolicyFinding(
+                s.path(), shape.overBudgetAt(), "", Nesting.TOO_COSTLY, Nesting.TOO_COSTLY_WHY));
+      } else {
+        cost += shape.cost();
+        shallow.add(s);
+      }
+    }
+    if (overBudget) {
+      shallow.clear();
+    }
+    for (RuleSource s : shallow) {
       PackageDescr pkg = null;
       try {
         DrlParser parser = new DrlParser();
@@ -104,6 +132,11 @@ public final class PolicyLint {
         }
       } catch (DroolsParserException | RuntimeException e) {
         pkg = null;
+      } catch (StackOverflowError e) {
+        findings.add(
+            new PolicyFinding(
+                s.path(), 0, "", "the whole file", "cannot be analysed: " + CodeCheck.failure(e)));
+        continue;
       }
       if (pkg == null) {
         unparsed.add(s.path());
@@ -161,7 +194,17 @@ public final class PolicyLint {
     }
     RuleNames names = names(ruleTypes, singleImports, wildcards);
     for (Parsed p : parsed) {
-      new DrlFileCheck(p.source(), p.pkg(), names, findings).run();
+      try {
+        new DrlFileCheck(p.source(), p.pkg(), names, findings).run();
+      } catch (StackOverflowError e) {
+        findings.add(
+            new PolicyFinding(
+                p.source().path(),
+                0,
+                "",
+                "the whole file",
+                "cannot be analysed: " + CodeCheck.failure(e)));
+      }
     }
     List<PolicyFinding> sorted = new ArrayList<>(new LinkedHashSet<>(findings));
     List<String> order = sources.stream().map(RuleSource::path).toList();

@@ -31,6 +31,9 @@ final class RuleNames {
   private final Map<String, String> singleImports;
   private final List<String> wildcardPrefixes;
 
+  /** What the checks of this rule set may still spend on parsing its code. */
+  private final Nesting.Budget parseBudget = new Nesting.Budget();
+
   /**
    * A class a dotted name starts with, and the names after it (static members).
    *
@@ -56,6 +59,11 @@ final class RuleNames {
     this.ruleTypes = Set.copyOf(ruleTypes);
     this.singleImports = Map.copyOf(singleImports);
     this.wildcardPrefixes = List.copyOf(wildcardPrefixes);
+  }
+
+  /** The parse budget of the rule set these names belong to (see {@link Nesting}). */
+  Nesting.Budget parseBudget() {
+    return parseBudget;
   }
 
   /** Every class a simple name may denote (empty: it names no class, e.g. it is a variable). */
