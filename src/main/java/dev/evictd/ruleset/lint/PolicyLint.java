@@ -109,6 +109,14 @@ public final class PolicyLint {
                 "",
                 "expression nested deeper than " + Nesting.MAX_DEPTH,
                 "parentheses and brackets; split it, with bindings, local variables or functions"));
+      } else if (shape.longNameAt() > 0) {
+        findings.add(
+            new PolicyFinding(
+                s.path(),
+                shape.longNameAt(),
+                "",
+                "a name longer than " + Nesting.MAX_NAME + " characters",
+                "names may have at most " + Nesting.MAX_NAME));
       } else if (shape.overBudgetAt() > 0 && !overBudget) {
         overBudget = true;
         findings.add(
@@ -143,6 +151,16 @@ public final class PolicyLint {
       } else {
         parsed.add(new Parsed(s, pkg));
       }
+    }
+
+    PolicyFinding tooMany =
+        SetLimits.check(
+            parsed.stream().map(Parsed::source).toList(),
+            parsed.stream().map(Parsed::pkg).toList());
+    if (tooMany != null) {
+      // checked before any piece of code is parsed: the set is refused
+      findings.add(tooMany);
+      parsed.clear();
     }
 
     // Imports, declared types and functions belong to the package, whichever file declares them.
