@@ -308,6 +308,17 @@ public final class PolicyLint {
                 String.format("U+%04X", (int) c),
                 "bidirectional control character (hides code from review)"));
       }
+      if (c == '\ufeff' || c == '\u200b' || c == '\u2060') {
+        // invisible; the lint's parser reads U+FEFF as a space, the Java compiler as part of a
+        // name (a byte-order mark at the start of a file is dropped when it is read)
+        findings.add(
+            new PolicyFinding(
+                s.path(),
+                line,
+                "",
+                String.format("U+%04X", (int) c),
+                "zero-width character (hides code from review)"));
+      }
       backslashes = c == '\\' ? backslashes + 1 : 0;
     }
   }
