@@ -62,6 +62,11 @@ final class ModelCache {
       v = read(file, source, sha256);
     }
     if (v == null) {
+      String tooLarge = dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(sources);
+      if (tooLarge != null) {
+        LOG.debug("{}: rules {} compiled: no executable model: {}", source, sha256, tooLarge);
+        return null;
+      }
       v = build(source, sources, sha256, cache);
       if (v == null) {
         return null;

@@ -257,6 +257,15 @@ public final class RuleCompiler {
       LOG.warn("{}", w);
       warnings.add(w);
     }
+    long bytes = 0;
+    for (RuleSource s : sources) {
+      bytes += s.text().getBytes(StandardCharsets.UTF_8).length;
+    }
+    if (bytes > RuleSetReader.MAX_RULE_SET_BYTES) {
+      // sources that were not read by RuleSetReader (the state directory's last trusted set)
+      throw new RulesException(
+          source + ": too large: " + RuleSetReader.LIMIT + ", these hold " + bytes + " bytes");
+    }
     for (RuleSource s : sources) {
       int nul = s.text().indexOf('\0');
       if (nul >= 0) {
@@ -446,8 +455,15 @@ public final class RuleCompiler {
               + (e.getMessage() == null ? "the compiler failed" : firstLine(e.getMessage())));
     }
     List<String> errors = new ArrayList<>();
-    for (Message m : kb.getResults().getMessages(Message.Level.ERROR)) {
-      errors.add(describe(m, sources));
+    List<Message> messages = kb.getResults().getMessages(Message.Level.ERROR);
+    for (Message m : messages) {
+      if (errors.size() == MAX_ERRORS) {
+        errors.add("(and " + (messages.size() - MAX_ERRORS) + " more errors)");
+        break;
+      }
+      String e = describe(m, sources);
+      // the compiler repeats itself (one line of 20,000 statements: 20,000 times the same error)
+      errors.add(e.length() > MAX_ERROR_CHARS ? e.substring(0, MAX_ERROR_CHARS) + " ..." : e);
     }
     if (!errors.isEmpty()) {
       ks.getRepository().removeKieModule(rid);
@@ -465,6 +481,11 @@ public final class RuleCompiler {
     List<String> names = sources.stream().map(RuleSource::name).toList();
     return new RuleSet(kbase, source, names, sha256, warnings);
   }
+
+  /** How many of the compiler's errors a refusal lists, and how long each may be. */
+  private static final int MAX_ERRORS = 20;
+
+  private static final int MAX_ERROR_CHARS = 500;
 
   /** The compiler failed as a whole, naming no file or line. */
   private static final class CompilerFailed extends RulesException {

@@ -25,13 +25,24 @@ import org.slf4j.LoggerFactory;
  * the packaged default rules, checking the owners and modes of what it reads.
  */
 final class RuleSetReader {
-  private static final long MAX_RULE_FILE_BYTES = 4L * 1024 * 1024;
+  /**
+   * What a rule set's files may hold in all: 256 KiB (the default rules hold about 31 KiB). Checked
+   * as they are read, so a larger set is never read whole.
+   */
+  static final int MAX_RULE_SET_BYTES = 256 * 1024;
+
+  /** A manifest is a few lines. */
+  private static final int MAX_MANIFEST_BYTES = 64 * 1024;
+
   private static final int MAX_EXTENDS_DEPTH = 8;
   private static final Logger LOG = LoggerFactory.getLogger(RuleCompiler.class);
 
   private final RuleCompiler.Ownership ownership;
   private final List<String> warnings;
   private final RuleProvenance provenance;
+
+  /** The bytes of the rule files read so far (the base sets' included). */
+  private long bytesRead;
 
   RuleSetReader(RuleCompiler.Ownership ownership, List<String> warnings) {
     this.ownership = ownership;
@@ -85,7 +96,8 @@ final class RuleSetReader {
     try {
       m =
           dev.evictd.config.YamlNode.parse(
-              manifest.toString(), readText(manifest).getBytes(StandardCharsets.UTF_8));
+              manifest.toString(),
+              readText(manifest, MAX_MANIFEST_BYTES, 0).getBytes(StandardCharsets.UTF_8));
       if (!m.isMap()) {
         throw m.error("expected a mapping with \"extends\"");
       }
@@ -101,7 +113,7 @@ final class RuleSetReader {
     List<RuleSource> base;
     try {
       String e = ext.asString(false);
-      base = e.equals("default") ? readDefault() : read(dir.resolve(e), chain);
+      base = e.equals("default") ? counted(readDefault()) : read(dir.resolve(e), chain);
     } catch (dev.evictd.api.ConfigException e) {
       throw new RulesException(e.getMessage());
     }
@@ -131,14 +143,45 @@ final class RuleSetReader {
   }
 
   private List<RuleSource> readDir(Path dir, boolean requireFiles) {
-    List<RuleSource> out = RuleSetReader.listDir(dir, requireFiles);
+    long[] read = {bytesRead};
+    List<RuleSource> out = RuleSetReader.listDir(dir, requireFiles, read);
+    bytesRead = read[0];
     for (RuleSource s : out) {
       checkOwnership(Path.of(s.path()));
     }
     return out;
   }
 
-  private static List<RuleSource> listDir(Path dir, boolean requireFiles) {
+  /** The packaged rules a manifest extends, counted with the set's files. */
+  private List<RuleSource> counted(List<RuleSource> sources) {
+    for (RuleSource s : sources) {
+      bytesRead += s.text().getBytes(StandardCharsets.UTF_8).length;
+      if (bytesRead > MAX_RULE_SET_BYTES) {
+        throw tooLarge(s.path());
+      }
+    }
+    return sources;
+  }
+
+  /** A rule set past {@link #MAX_RULE_SET_BYTES}, at the file {@code where} that takes it past. */
+  static RulesException tooLarge(String where) {
+    return new RulesException(
+        where + ": too large: " + LIMIT + "; with this file the set's files hold more");
+  }
+
+  /** What a rule set may hold, in a message. */
+  static final String LIMIT =
+      "a rule set's files may hold "
+          + (MAX_RULE_SET_BYTES / 1024)
+          + " KiB ("
+          + MAX_RULE_SET_BYTES
+          + " bytes) in all";
+
+  /**
+   * The {@code .drl} files of a directory; {@code read[0]}, the bytes of the set's files read
+   * before, grows by theirs.
+   */
+  private static List<RuleSource> listDir(Path dir, boolean requireFiles, long[] read) {
     if (!Files.isDirectory(dir)) {
       throw new RulesException(dir + ": not a directory of rules");
     }
@@ -154,7 +197,9 @@ final class RuleSetReader {
     }
     List<RuleSource> out = new ArrayList<>();
     for (Path f : files) {
-      out.add(new RuleSource(f.getFileName().toString(), f.toString(), readText(f)));
+      String text = readText(f, MAX_RULE_SET_BYTES, read[0]);
+      read[0] += text.getBytes(StandardCharsets.UTF_8).length;
+      out.add(new RuleSource(f.getFileName().toString(), f.toString(), text));
     }
     return out;
   }
@@ -183,7 +228,7 @@ final class RuleSetReader {
         return readJar(url);
       }
       List<RuleSource> out = new ArrayList<>();
-      for (RuleSource s : listDir(Path.of(uri), true)) {
+      for (RuleSource s : listDir(Path.of(uri), true, new long[1])) {
         out.add(new RuleSource(s.name(), "default:" + s.name(), s.text()));
       }
       return out;
@@ -218,22 +263,20 @@ final class RuleSetReader {
               java.util.Arrays.compareUnsigned(
                   a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
       List<RuleSource> out = new ArrayList<>();
+      long read = 0;
       for (String name : names) {
         String shown = dir + "/" + name;
         JarEntry entry = jar.getJarEntry(prefix + name);
-        long size = entry.getSize();
-        if (size > MAX_RULE_FILE_BYTES) {
-          throw new RulesException(shown + ": rule file too large (" + size + " bytes)");
-        }
         byte[] bytes;
         try (InputStream in = jar.getInputStream(entry)) {
-          bytes = in.readAllBytes();
+          bytes = in.readNBytes((int) (MAX_RULE_SET_BYTES - read) + 1);
         } catch (IOException e) {
           throw new RulesException(
               shown + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
         }
-        if (bytes.length > MAX_RULE_FILE_BYTES) {
-          throw new RulesException(shown + ": rule file too large (" + bytes.length + " bytes)");
+        read += bytes.length;
+        if (read > MAX_RULE_SET_BYTES) {
+          throw tooLarge(shown);
         }
         out.add(new RuleSource(name, "default:" + name, decode(shown, bytes)));
       }
@@ -241,20 +284,33 @@ final class RuleSetReader {
     }
   }
 
+  /** A rule file on its own: at most a rule set's bytes. */
   static String readText(Path f) {
-    try {
-      long size = Files.size(f);
-      if (size > MAX_RULE_FILE_BYTES) {
-        throw new RulesException(f + ": rule file too large (" + size + " bytes)");
-      }
-      byte[] bytes;
-      try (InputStream in = Files.newInputStream(f)) {
-        bytes = in.readAllBytes();
-      }
-      return decode(f.toString(), bytes);
+    return readText(f, MAX_RULE_SET_BYTES, 0);
+  }
+
+  /**
+   * A file's text, read only as far as {@code max} bytes with the {@code before} already read: a
+   * file that grows while it is read, or a device that never ends, reads no further. Only regular
+   * files are read (a named pipe would wait for a writer forever).
+   */
+  private static String readText(Path f, int max, long before) {
+    if (!Files.isRegularFile(f)) {
+      throw new RulesException(f + ": not a regular file");
+    }
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(f)) {
+      bytes = in.readNBytes((int) Math.max(0, max - before) + 1);
     } catch (IOException e) {
       throw new RulesException(f + ": cannot read: " + dev.evictd.config.IoErrors.reason(e));
     }
+    if (before + bytes.length > max) {
+      if (max != MAX_RULE_SET_BYTES) {
+        throw new RulesException(f + ": too large (more than " + max + " bytes)");
+      }
+      throw tooLarge(f.toString());
+    }
+    return decode(f.toString(), bytes);
   }
 
   /**

@@ -58,16 +58,21 @@ class RulesReloaderTest {
   static final String OTHER_RULE = EXTRA_RULE.replace("an extra rule", "another rule");
 
   @Test
-  void aSetNestedTooDeeplyIsRefusedAndTheWatchGoesOn(@TempDir Path dir) throws Exception {
+  void aSetNestedTooDeeplyIsRefusedAndTheWatchGoesOn(@TempDir Path tmp) throws Exception {
+    Path dir = Files.createDirectory(tmp.resolve("rules"));
     Files.writeString(dir.resolve("rules.yaml"), "extends: default\n");
     RuleSet initial = RuleCompiler.compile(dir);
     List<RuleSet> loaded = new CopyOnWriteArrayList<>();
     List<String> failed = new CopyOnWriteArrayList<>();
+    // as the agent compiles: with a rule-set cache, whose models a child process builds
+    RuleCompiler.Options options =
+        RuleCompiler.Options.STRICT.withCache(
+            dev.evictd.ruleset.RuleSetCache.at(Files.createDirectory(tmp.resolve("cache"))));
     try (RulesReloader r =
         new RulesReloader(
             dir,
             initial.sha256(),
-            RuleCompiler::compile,
+            d -> RuleCompiler.compile(d, options),
             loaded::add,
             failed::add,
             Duration.ofMillis(200))) {

@@ -71,4 +71,50 @@ class RulesCheckHostileInputTest {
             + ":6: rule \"r\": refused: code the lint cannot parse (cannot be analysed: not a block"
             + " of Java statements: nested too deeply (the stack ran out))");
   }
+
+  @Test
+  void twentyThousandRulesAreRefusedAtOnce(@TempDir Path dir) throws IOException {
+    // they took over two minutes to check; 750 KB of them are past the size of a rule set
+    StringBuilder sb = new StringBuilder(HEAD);
+    for (int i = 0; i < 20_000; i++) {
+      sb.append("rule \"r").append(i).append("\" when PodFact() then end\n");
+    }
+    set(dir, sb.toString());
+    assertRefused(
+        CliTest.run("rules", "check", dir.toString()),
+        dir.resolve("r.drl")
+            + ": too large: a rule set's files may hold 256 KiB (262144 bytes) in all; with this"
+            + " file the set's files hold more");
+    // 7,000 short ones fit in the size, not in the count
+    sb.setLength(HEAD.length());
+    for (int i = 0; i < 7_000; i++) {
+      sb.append("rule r").append(i).append(" when then end\n");
+    }
+    set(dir, sb.toString());
+    assertRefused(
+        CliTest.run("rules", "check", dir.toString()),
+        dir.resolve("r.drl")
+            + ":1003: refused: more than 1000 rules and queries (a rule set may hold 1000: checking"
+            + " and compiling more takes too long)");
+  }
+
+  @Test
+  void emptyAndCommentOnlyFilesAndHugeLiteralsAreRefusedPlainly(@TempDir Path dir)
+      throws IOException {
+    String noPackage = ":1: refused: package (none) (rules must be in package dev.evictd.rules)";
+    for (String text :
+        new String[] {"", "// only a comment\n", "/* " + "x".repeat(200_000) + " */"}) {
+      set(dir, text);
+      assertRefused(
+          CliTest.run("rules", "check", dir.toString()), dir.resolve("r.drl") + noPackage);
+    }
+    set(
+        dir,
+        HEAD + "rule \"r\" when PodFact() then String s = \"" + "a".repeat(10 << 20) + "\"; end\n");
+    assertRefused(
+        CliTest.run("rules", "check", dir.toString()),
+        dir.resolve("r.drl")
+            + ": too large: a rule set's files may hold 256 KiB (262144 bytes) in all; with this"
+            + " file the set's files hold more");
+  }
 }

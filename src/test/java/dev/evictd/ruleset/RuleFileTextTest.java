@@ -59,6 +59,13 @@ class RuleFileTextTest {
         .singleElement()
         .extracting("text")
         .isEqualTo("\uFEFF" + SAFE);
+    // which the lint refuses: invisible, and read as a space by its parser, as part of a name by
+    // the Java compiler
+    assertThatThrownBy(() -> RuleCompiler.compile(twice))
+        .isInstanceOf(RulesException.class)
+        .hasMessage(
+            twice.resolve("r.drl")
+                + ":1: refused: U+FEFF (zero-width character (hides code from review))");
   }
 
   @Test

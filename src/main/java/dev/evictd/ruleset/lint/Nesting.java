@@ -68,7 +68,13 @@ final class Nesting {
    * than {@link #MAX_DEPTH} (0 if they do not), what parsing it costs, and the line where that
    * takes its set past {@link #MAX_COST} (0 if it does not).
    */
-  record Shape(int tooDeepAt, long cost, int overBudgetAt) {}
+  record Shape(int tooDeepAt, long cost, int overBudgetAt, int longNameAt) {}
+
+  /**
+   * How long a name may be: a class file holds at most 65,535 bytes of one (a longer rule name
+   * failed the compiler with no file or line).
+   */
+  static final int MAX_NAME = 1000;
 
   /**
    * Reads a rule file as DRL's lexer reads it: {@code //} and {@code /* *}{@code /} comments,
@@ -78,7 +84,7 @@ final class Nesting {
     Scan s = new Scan(text, true);
     s.cost = spentBefore;
     s.run();
-    return new Shape(s.tooDeepAt, s.cost - spentBefore, s.overBudgetAt);
+    return new Shape(s.tooDeepAt, s.cost - spentBefore, s.overBudgetAt, s.longNameAt);
   }
 
   /**
@@ -119,6 +125,8 @@ final class Nesting {
     private boolean afterClose;
     private int tooDeepAt;
     private int overBudgetAt;
+    private int longNameAt;
+    private int nameLength;
     private long cost;
 
     Scan(String t, boolean drl) {
@@ -134,10 +142,18 @@ final class Nesting {
         if (skip > i) {
           line += newlines(t, i, skip);
           i = skip - 1;
+          nameLength = 0;
           if (c != '/') {
             afterClose = false; // a string or character literal
           }
           continue;
+        }
+        if (Character.isJavaIdentifierPart(c)) {
+          if (++nameLength > MAX_NAME && longNameAt == 0) {
+            longNameAt = line;
+          }
+        } else {
+          nameLength = 0;
         }
         if (c == '\n') {
           line++;

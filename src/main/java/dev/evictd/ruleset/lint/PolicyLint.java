@@ -109,6 +109,14 @@ public final class PolicyLint {
                 "",
                 "expression nested deeper than " + Nesting.MAX_DEPTH,
                 "parentheses and brackets; split it, with bindings, local variables or functions"));
+      } else if (shape.longNameAt() > 0) {
+        findings.add(
+            new PolicyFinding(
+                s.path(),
+                shape.longNameAt(),
+                "",
+                "a name longer than " + Nesting.MAX_NAME + " characters",
+                "names may have at most " + Nesting.MAX_NAME));
       } else if (shape.overBudgetAt() > 0 && !overBudget) {
         overBudget = true;
         findings.add(
@@ -143,6 +151,16 @@ public final class PolicyLint {
       } else {
         parsed.add(new Parsed(s, pkg));
       }
+    }
+
+    PolicyFinding tooMany =
+        SetLimits.check(
+            parsed.stream().map(Parsed::source).toList(),
+            parsed.stream().map(Parsed::pkg).toList());
+    if (tooMany != null) {
+      // checked before any piece of code is parsed: the set is refused
+      findings.add(tooMany);
+      parsed.clear();
     }
 
     // Imports, declared types and functions belong to the package, whichever file declares them.
@@ -289,6 +307,17 @@ public final class PolicyLint {
                 "",
                 String.format("U+%04X", (int) c),
                 "bidirectional control character (hides code from review)"));
+      }
+      if (c == '\ufeff' || c == '\u200b' || c == '\u2060') {
+        // invisible; the lint's parser reads U+FEFF as a space, the Java compiler as part of a
+        // name (a byte-order mark at the start of a file is dropped when it is read)
+        findings.add(
+            new PolicyFinding(
+                s.path(),
+                line,
+                "",
+                String.format("U+%04X", (int) c),
+                "zero-width character (hides code from review)"));
       }
       backslashes = c == '\\' ? backslashes + 1 : 0;
     }
