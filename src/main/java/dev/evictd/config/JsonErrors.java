@@ -68,21 +68,12 @@ public final class JsonErrors {
     if (type == null) {
       return "another value";
     }
-    if (type == Integer.class || type == int.class || type == Short.class || type == short.class) {
-      return "a 32-bit integer";
-    }
-    if (type == Long.class || type == long.class || type == java.math.BigInteger.class) {
-      return "an integer";
-    }
-    if (type == Double.class
-        || type == double.class
-        || type == Float.class
-        || type == float.class
-        || type == java.math.BigDecimal.class) {
-      return "a number";
-    }
-    if (type == Boolean.class || type == boolean.class) {
-      return "true or false";
+    String scalar =
+        type.isPrimitive() || type.getName().startsWith("java.")
+            ? scalar(type.getSimpleName())
+            : null;
+    if (scalar != null) {
+      return scalar;
     }
     if (type == String.class || CharSequence.class.isAssignableFrom(type)) {
       return "a string";
@@ -110,6 +101,18 @@ public final class JsonErrors {
     return "another value";
   }
 
+  /** A JDK number, boolean or string type by its simple name, in a document's terms; else null. */
+  private static String scalar(String simpleName) {
+    return switch (simpleName) {
+      case "Integer", "int", "Short", "short" -> "a 32-bit integer";
+      case "Long", "long", "BigInteger" -> "an integer";
+      case "Double", "double", "Float", "float", "BigDecimal" -> "a number";
+      case "Boolean", "boolean" -> "true or false";
+      case "String" -> "a string";
+      default -> null;
+    };
+  }
+
   private static String range(Class<?> type) {
     if (type == Integer.class || type == int.class) {
       return Integer.MIN_VALUE + " to " + Integer.MAX_VALUE;
@@ -130,16 +133,14 @@ public final class JsonErrors {
     while (m.find()) {
       String name = m.group(1);
       String simple = name.substring(name.lastIndexOf('.') + 1);
-      String replacement =
-          switch (simple) {
-            case "Integer", "int", "Short", "short" -> "a 32-bit integer";
-            case "Long", "long", "BigInteger" -> "an integer";
-            case "Double", "double", "Float", "float", "BigDecimal" -> "a number";
-            case "Boolean", "boolean" -> "true or false";
-            case "String" -> "a string";
-            case "List", "ArrayList", "Collection", "Set" -> "a list";
-            default -> name.startsWith("java.") || !name.contains(".") ? simple : "a mapping";
-          };
+      String replacement = scalar(simple);
+      if (replacement == null) {
+        replacement =
+            switch (simple) {
+              case "List", "ArrayList", "Collection", "Set" -> "a list";
+              default -> name.startsWith("java.") || !name.contains(".") ? simple : "a mapping";
+            };
+      }
       m.appendReplacement(b, Matcher.quoteReplacement(replacement));
     }
     m.appendTail(b);

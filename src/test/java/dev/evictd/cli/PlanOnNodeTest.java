@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,32 +53,23 @@ class PlanOnNodeTest {
           {"podRef": {"name": "plain", "namespace": "a", "uid": "u-plain"},
            "memory": {"workingSetBytes": 1048576}}]}
         """);
-    CliTest.Run r =
-        CliTest.run(
-            "plan",
-            "--config",
-            kc.toString(),
-            "--pods",
-            pods.toString(),
-            "--summary",
-            summary.toString());
+    CliTest.Run r = plan(kc, pods, summary);
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("plan (2 pods)", "evicted     a/here").doesNotContain("a/far");
     assertThat(r.err())
         .contains(pods + ": 1 of 4 pods run on other nodes than worker-7 and are left out")
         .contains(pods + ": 1 finished pods (Succeeded or Failed) are left out");
     // named with --node, the other node's pod is the one planned on
-    CliTest.Run other =
-        CliTest.run(
-            "plan",
-            "--node",
-            "worker-8",
-            "--config",
-            kc.toString(),
-            "--pods",
-            pods.toString(),
-            "--summary",
-            summary.toString());
+    CliTest.Run other = plan(kc, pods, summary, "--node", "worker-8");
     assertThat(other.out()).contains("plan (2 pods)", "evicted     a/far");
+  }
+
+  private static CliTest.Run plan(Path kc, Path pods, Path summary, String... more) {
+    List<String> args = new ArrayList<>(List.of("plan"));
+    args.addAll(List.of(more));
+    args.addAll(
+        List.of(
+            "--config", kc.toString(), "--pods", pods.toString(), "--summary", summary.toString()));
+    return CliTest.run(args.toArray(String[]::new));
   }
 }
