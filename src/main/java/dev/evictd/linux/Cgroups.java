@@ -233,33 +233,61 @@ public final class Cgroups {
    * #memoryRoot()}).
    */
   public Memory memory(Path dir) {
+    return memory(dir, true);
+  }
+
+  /**
+   * The memory figures of a pod cgroup, without its limit ({@link Memory#limit()} null): what a
+   * pod's statistics hold. A sync reads every pod cgroup; the limit file was a fifth of that.
+   */
+  public Memory podMemory(Path dir) {
+    return memory(dir, false);
+  }
+
+  private static final String[] V1_KEYS = {
+    "total_inactive_file", "inactive_file", "total_rss", "rss"
+  };
+  private static final String[] V2_KEYS = {"inactive_file", "anon", "file"};
+
+  /** One array per thread for the selected memory.stat figures. */
+  private static final ThreadLocal<long[]> STAT = ThreadLocal.withInitial(() -> new long[4]);
+
+  private static Long figure(long v) {
+    return v == KernelFigures.MISSING ? null : v;
+  }
+
+  private static Long either(long first, long second) {
+    return figure(first != KernelFigures.MISSING ? first : second);
+  }
+
+  private Memory memory(Path dir, boolean withLimit) {
     if (version == null) {
       return new Memory(null, null, null, null);
     }
-    Map<String, Long> stat = readKeyed(dir.resolve("memory.stat"));
+    long[] stat = STAT.get();
     if (version == Version.V1) {
-      Long inactive = stat.getOrDefault("total_inactive_file", stat.get("inactive_file"));
-      Long rss = stat.getOrDefault("total_rss", stat.get("rss"));
-      OptionalLong limit = KernelFigures.readLimit(dir.resolve("memory.limit_in_bytes"));
+      KernelFigures.readSelected(dir.resolve("memory.stat"), V1_KEYS, stat);
+      Long inactive = either(stat[0], stat[1]);
+      Long rss = either(stat[2], stat[3]);
+      Long usage =
+          readLong(dir.resolve("memory.usage_in_bytes")).stream().boxed().findFirst().orElse(null);
       return new Memory(
-          readLong(dir.resolve("memory.usage_in_bytes")).stream().boxed().findFirst().orElse(null),
-          inactive,
-          rss,
-          limit.isPresent() ? limit.getAsLong() : null);
+          usage, inactive, rss, withLimit ? limit(dir, "memory.limit_in_bytes") : null);
     }
+    KernelFigures.readSelected(dir.resolve("memory.stat"), V2_KEYS, stat);
+    Long inactive = figure(stat[0]);
+    Long anon = figure(stat[1]);
+    Long file = figure(stat[2]);
     Long usage = readLong(dir.resolve("memory.current")).stream().boxed().findFirst().orElse(null);
-    if (usage == null
-        && dir.equals(memoryRoot)
-        && stat.containsKey("anon")
-        && stat.containsKey("file")) {
-      usage = stat.get("anon") + stat.get("file");
+    if (usage == null && dir.equals(memoryRoot) && anon != null && file != null) {
+      usage = anon + file;
     }
-    OptionalLong limit = KernelFigures.readLimit(dir.resolve("memory.max"));
-    return new Memory(
-        usage,
-        stat.get("inactive_file"),
-        stat.get("anon"),
-        limit.isPresent() ? limit.getAsLong() : null);
+    return new Memory(usage, inactive, anon, withLimit ? limit(dir, "memory.max") : null);
+  }
+
+  private static Long limit(Path dir, String name) {
+    OptionalLong limit = KernelFigures.readLimit(dir.resolve(name));
+    return limit.isPresent() ? limit.getAsLong() : null;
   }
 
   /** The processes in {@code dir} and every cgroup below it ({@code cgroup.procs}), sorted. */

@@ -217,7 +217,7 @@ public final class HostStatsProvider implements StatsProvider {
       return out;
     }
     for (Map.Entry<String, Path> e : pods.entrySet()) {
-      Cgroups.Memory m = cgroups.memory(e.getValue());
+      Cgroups.Memory m = cgroups.podMemory(e.getValue());
       Long count;
       try {
         count = (long) processWalker.processes(e.getValue()).size();

@@ -41,6 +41,85 @@ final class KernelFigures {
     return out;
   }
 
+  /** What {@link #readSelected} gives for a key the file does not hold. */
+  static final long MISSING = Long.MIN_VALUE;
+
+  /**
+   * The values of {@code keys} in a {@code key value [kB]} file, read as {@link #readKeyed} reads
+   * them (the last line of a key counts), into {@code out} ({@link #MISSING} where a key is absent
+   * or the file unreadable), without a map, a string per line or a boxed value: a sync reads
+   * memory.stat of every pod cgroup, where building the map of its 30-50 lines was most of the
+   * reading.
+   */
+  static void readSelected(Path file, String[] keys, long[] out) {
+    java.util.Arrays.fill(out, 0, keys.length, MISSING);
+    String text;
+    try {
+      text = KernelFiles.read(file);
+    } catch (IOException e) {
+      return;
+    }
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      int end = text.indexOf('\n', i);
+      if (end < 0) {
+        end = n;
+      }
+      int k = i;
+      while (k < end && Character.isWhitespace(text.charAt(k))) {
+        k++;
+      }
+      int keyEnd = k;
+      while (keyEnd < end && !separator(text.charAt(keyEnd))) {
+        keyEnd++;
+      }
+      for (int j = 0; j < keys.length; j++) {
+        String key = keys[j];
+        if (key.length() == keyEnd - k && text.startsWith(key, k)) {
+          long v = value(text, keyEnd, end);
+          if (v != MISSING) {
+            out[j] = v;
+          }
+        }
+      }
+      i = end + 1;
+    }
+  }
+
+  /** The value after a key ending at {@code from}, in bytes; {@link #MISSING} when none. */
+  private static long value(String text, int from, int to) {
+    int v = from;
+    while (v < to && separator(text.charAt(v))) {
+      v++;
+    }
+    if (v == to) {
+      return MISSING;
+    }
+    int valueEnd = v;
+    while (valueEnd < to && !separator(text.charAt(valueEnd))) {
+      valueEnd++;
+    }
+    long value;
+    try {
+      value = Long.parseLong(text, v, valueEnd, 10);
+    } catch (NumberFormatException e) {
+      return MISSING;
+    }
+    int u = valueEnd;
+    while (u < to && separator(text.charAt(u))) {
+      u++;
+    }
+    int unitEnd = u;
+    while (unitEnd < to && !separator(text.charAt(unitEnd))) {
+      unitEnd++;
+    }
+    if (unitEnd - u == 2 && text.startsWith("kB", u)) {
+      value *= 1024;
+    }
+    return value;
+  }
+
   private static boolean separator(char c) {
     return c == ':' || Character.isWhitespace(c);
   }

@@ -259,5 +259,49 @@ class CgroupsTest {
             java.util.Map.entry("rss", 12L),
             java.util.Map.entry("last", 7L));
     assertThat(Cgroups.readKeyed(tmp.resolve("missing"))).isEmpty();
+
+    // the selective read gives what the map gives, key by key, and MISSING where the map has none
+    String[] keys = {
+      "MemTotal",
+      "Inactive(file)",
+      "cache",
+      "rss",
+      "last",
+      "not_a_number",
+      "key_only",
+      "absent",
+      "Mem"
+    };
+    long[] out = new long[keys.length];
+    KernelFigures.readSelected(f, keys, out);
+    java.util.Map<String, Long> map = Cgroups.readKeyed(f);
+    for (int i = 0; i < keys.length; i++) {
+      assertThat(out[i] == KernelFigures.MISSING ? null : out[i])
+          .as(keys[i])
+          .isEqualTo(map.get(keys[i]));
+    }
+    java.nio.file.Files.writeString(f, "dup 1\ndup 2\ndup x\n");
+    KernelFigures.readSelected(f, new String[] {"dup"}, out);
+    assertThat(out[0]).as("the last number of a repeated key, as the map keeps it").isEqualTo(2L);
+    KernelFigures.readSelected(tmp.resolve("missing"), new String[] {"dup"}, out);
+    assertThat(out[0]).isEqualTo(KernelFigures.MISSING);
+  }
+
+  @Test
+  void podMemoryIsTheCgroupsMemoryWithoutItsLimit() throws Exception {
+    Cgroups c1 = Cgroups.detect(v1, null);
+    Path pod = v1.resolve("memory/kubepods/besteffort/podcccccccc-0000-0000-0000-000000000003");
+    java.nio.file.Files.writeString(pod.resolve("memory.limit_in_bytes"), "1073741824\n");
+    Cgroups.Memory full = c1.memory(pod);
+    assertThat(full.limit()).isEqualTo(1L << 30);
+    assertThat(c1.podMemory(pod))
+        .isEqualTo(new Cgroups.Memory(full.usage(), full.inactiveFile(), full.rss(), null));
+    Cgroups c2 = Cgroups.detect(v2, null);
+    Path slice = v2.resolve("kubepods.slice");
+    java.nio.file.Files.writeString(slice.resolve("memory.max"), "2147483648\n");
+    Cgroups.Memory full2 = c2.memory(slice);
+    assertThat(full2.limit()).isEqualTo(2L << 30);
+    assertThat(c2.podMemory(slice))
+        .isEqualTo(new Cgroups.Memory(full2.usage(), full2.inactiveFile(), full2.rss(), null));
   }
 }
