@@ -288,20 +288,28 @@ class CgroupsTest {
   }
 
   @Test
-  void podMemoryIsTheCgroupsMemoryWithoutItsLimit() throws Exception {
-    Cgroups c1 = Cgroups.detect(v1, null);
-    Path pod = v1.resolve("memory/kubepods/besteffort/podcccccccc-0000-0000-0000-000000000003");
-    java.nio.file.Files.writeString(pod.resolve("memory.limit_in_bytes"), "1073741824\n");
-    Cgroups.Memory full = c1.memory(pod);
-    assertThat(full.limit()).isEqualTo(1L << 30);
-    assertThat(c1.podMemory(pod))
-        .isEqualTo(new Cgroups.Memory(full.usage(), full.inactiveFile(), full.rss(), null));
-    Cgroups c2 = Cgroups.detect(v2, null);
-    Path slice = v2.resolve("kubepods.slice");
-    java.nio.file.Files.writeString(slice.resolve("memory.max"), "2147483648\n");
-    Cgroups.Memory full2 = c2.memory(slice);
-    assertThat(full2.limit()).isEqualTo(2L << 30);
-    assertThat(c2.podMemory(slice))
-        .isEqualTo(new Cgroups.Memory(full2.usage(), full2.inactiveFile(), full2.rss(), null));
+  void podMemoryIsTheCgroupsMemoryWithoutItsLimit(@TempDir Path tmp) throws Exception {
+    // hierarchies of their own: the shared host fixtures are read by other tests
+    Path r1 = tmp.resolve("v1");
+    Path pod = Files.createDirectories(r1.resolve("memory/kubepods/podp1"));
+    Files.writeString(r1.resolve("memory/memory.usage_in_bytes"), "8589934592\n");
+    Files.writeString(pod.resolve("memory.usage_in_bytes"), "3221225472\n");
+    Files.writeString(
+        pod.resolve("memory.stat"),
+        "rss 5\ninactive_file 7\ntotal_rss 1048576\ntotal_inactive_file 4096\n");
+    Files.writeString(pod.resolve("memory.limit_in_bytes"), "1073741824\n");
+    Cgroups c1 = Cgroups.detect(r1, null);
+    assertThat(c1.memory(pod)).isEqualTo(new Cgroups.Memory(3L << 30, 4096L, 1L << 20, 1L << 30));
+    assertThat(c1.podMemory(pod)).isEqualTo(new Cgroups.Memory(3L << 30, 4096L, 1L << 20, null));
+
+    Path r2 = tmp.resolve("v2");
+    Path slice = Files.createDirectories(r2.resolve("kubepods.slice"));
+    Files.writeString(r2.resolve("cgroup.controllers"), "cpu memory pids\n");
+    Files.writeString(slice.resolve("memory.current"), "2147483648\n");
+    Files.writeString(slice.resolve("memory.stat"), "anon 1024\nfile 2048\ninactive_file 512\n");
+    Files.writeString(slice.resolve("memory.max"), "2147483648\n");
+    Cgroups c2 = Cgroups.detect(r2, null);
+    assertThat(c2.memory(slice)).isEqualTo(new Cgroups.Memory(2L << 30, 512L, 1024L, 2L << 30));
+    assertThat(c2.podMemory(slice)).isEqualTo(new Cgroups.Memory(2L << 30, 512L, 1024L, null));
   }
 }
