@@ -142,7 +142,7 @@ standalone() {
   local javabin=$1 flags=$2 n=$3 suffix=$4 log="$out/footprint-$3$4.log" pid rss_kb heap_kb meta_kb
   # shellcheck disable=SC2086
   MALLOC_ARENA_MAX=$agent_malloc "$javabin" $flags -jar target/evictd.jar run --standalone --pods-file "$out/input/pods-$n.json" \
-    --interval 1s --metrics-address 127.0.0.1:0 > "$log" 2>&1 &
+    --node-name node --interval 1s --metrics-address 127.0.0.1:0 > "$log" 2>&1 &
   pid=$!
   started+=("$pid")
   for _ in $(seq 1 120); do

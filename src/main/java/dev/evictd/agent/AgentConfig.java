@@ -123,7 +123,12 @@ public record AgentConfig(
             dflt = "false",
             help = "No cluster: host statistics, pods from --pods-file (or none), dry run.")
         boolean standalone,
-    @Setting(label = "FILE", help = "Pods for standalone mode (PodList, List or YAML list).")
+    @Setting(
+            label = "FILE",
+            help =
+                "Pods for standalone mode (PodList, List or YAML list); pods bound to other nodes"
+                    + " than nodeName and finished pods are left out, as the kubelet leaves them"
+                    + " out.")
         Path podsFile,
     @Setting(
             label = "LAYOUT",

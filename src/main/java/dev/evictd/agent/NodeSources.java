@@ -12,6 +12,7 @@ import dev.evictd.kube.KubeSettings;
 import dev.evictd.kube.KubeletEndpoint;
 import dev.evictd.kube.KubeletSummaryProvider;
 import dev.evictd.kube.NodePodInformer;
+import dev.evictd.kube.NodePods;
 import dev.evictd.kube.NodeTaints;
 import dev.evictd.linux.Cgroups;
 import dev.evictd.linux.HostPaths;
@@ -46,11 +47,16 @@ record NodeSources(
   /** Start-up step, standalone: host statistics, pods from a file or none, a dry run. */
   static NodeSources standalone(AgentConfig c, HostPaths paths, Clock clock) {
     StatsProvider stats = new HostStatsProvider(paths, c.nodeName(), clock);
-    PodSource pods =
-        c.podsFile() == null
-            ? PodSource.of(List.of())
-            // kept as the informer's store keeps its pods, which the rules then read without a copy
-            : PodSource.of(CapturedInputs.pods(c.podsFile()));
+    PodSource pods = PodSource.of(List.of());
+    if (c.podsFile() != null) {
+      // kept as the informer's store keeps its pods, which the rules then read without a copy, and
+      // as few: this node's active pods, not a whole cluster's capture (kubectl get pods -A)
+      NodePods on = NodePods.of(CapturedInputs.pods(c.podsFile()), c.nodeName());
+      for (String reason : on.reasons("podsFile " + c.podsFile(), "--node-name")) {
+        LOG.info("standalone: {}", reason);
+      }
+      pods = PodSource.of(on.active());
+    }
     LOG.info(
         "standalone: host statistics, {} pods{}, dry run",
         pods.activePods().size(),

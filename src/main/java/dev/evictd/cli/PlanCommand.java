@@ -9,6 +9,7 @@ import dev.evictd.engine.Planner;
 import dev.evictd.engine.PlannerHooks;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.CapturedInputs;
+import dev.evictd.kube.NodePods;
 import dev.evictd.stats.Summary;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.PrintWriter;
@@ -140,50 +141,17 @@ final class PlanCommand implements Callable<Integer> {
   }
 
   /**
-   * The pods the kubelet of {@code nodeName} counts as active, as the agent's informer keeps them:
-   * a capture of every node's pods ({@code kubectl get pods -A}) or one with finished pods is
-   * narrowed to those, and what was left out is said on stderr. A pod without spec.nodeName (as in
-   * a hand-written file) is kept.
+   * The pods the kubelet of {@code nodeName} counts as active ({@link NodePods}), what was left out
+   * said on stderr.
    */
   private List<Pod> onNode(List<Pod> pods, String nodeName) {
-    List<Pod> kept = new java.util.ArrayList<>(pods.size());
-    int elsewhere = 0;
-    int finished = 0;
-    for (Pod p : pods) {
-      String on = p.getSpec() == null ? null : p.getSpec().getNodeName();
-      if (on != null && !on.isEmpty() && !on.equals(nodeName)) {
-        elsewhere++;
-      } else if (!dev.evictd.kube.NodePodInformer.isActive(p)) {
-        finished++;
-      } else {
-        kept.add(p);
-      }
-    }
+    NodePods on = NodePods.of(pods, nodeName);
     PrintWriter err = spec.commandLine().getErr();
-    if (elsewhere > 0) {
-      err.println(
-          "evictd: "
-              + podsFile
-              + ": "
-              + elsewhere
-              + " of "
-              + pods.size()
-              + " pods run on other nodes than "
-              + nodeName
-              + " and are left out (capture with --field-selector spec.nodeName="
-              + nodeName
-              + ", or name the node with --node)");
-    }
-    if (finished > 0) {
-      err.println(
-          "evictd: "
-              + podsFile
-              + ": "
-              + finished
-              + " finished pods (Succeeded or Failed) are left out, as the kubelet leaves them out");
+    for (String reason : on.reasons(podsFile.toString(), "--node")) {
+      err.println("evictd: " + reason);
     }
     err.flush();
-    return kept;
+    return on.active();
   }
 
   private int writeHtml(
