@@ -137,33 +137,12 @@ final class KernelFigures {
     while (keyEnd < to && !separator(text.charAt(keyEnd))) {
       keyEnd++;
     }
-    int v = keyEnd;
-    while (v < to && separator(text.charAt(v))) {
-      v++;
-    }
-    if (keyEnd == k || v == to) {
+    if (keyEnd == k) {
       return;
     }
-    int valueEnd = v;
-    while (valueEnd < to && !separator(text.charAt(valueEnd))) {
-      valueEnd++;
-    }
-    long value;
-    try {
-      value = Long.parseLong(text, v, valueEnd, 10);
-    } catch (NumberFormatException e) {
-      return; // not a number: not a figure we use
-    }
-    int u = valueEnd;
-    while (u < to && separator(text.charAt(u))) {
-      u++;
-    }
-    int unitEnd = u;
-    while (unitEnd < to && !separator(text.charAt(unitEnd))) {
-      unitEnd++;
-    }
-    if (unitEnd - u == 2 && text.startsWith("kB", u)) {
-      value *= 1024;
+    long value = value(text, keyEnd, to);
+    if (value == MISSING) {
+      return; // no value, or not a number: not a figure we use
     }
     out.put(text.substring(k, keyEnd), value);
   }
