@@ -82,6 +82,7 @@ final class DiffCommand implements Callable<Integer> {
         errors = true;
         continue;
       }
+      RuleLoadOptions.printWarnings(f.warnings(), spec.commandLine().getErr());
       FixtureResult ra = new FixtureRunner(x -> a).run(f, false);
       FixtureResult rb = new FixtureRunner(x -> b).run(f, false);
       compared++;

@@ -60,6 +60,7 @@ final class ExplainCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Fixture f = FixtureLoader.load(fixture);
+    RuleLoadOptions.printWarnings(f.warnings(), spec.commandLine().getErr());
     RuleSet rs = rules.resolve(f.rules());
     FixtureResult r = new FixtureRunner(p -> rs).run(f, false);
     List<EvictionPlan> plans = r.plans();

@@ -125,7 +125,10 @@ final class PlanCommand implements Callable<Integer> {
 
   /** Parses the files, in the order their errors are reported. */
   private Inputs inputs() {
-    Summary summary = CapturedInputs.nodeSummary(summaryFile);
+    PrintWriter err = spec.commandLine().getErr();
+    Summary summary =
+        CapturedInputs.nodeSummary(summaryFile, w -> err.println("evictd: warning: " + w));
+    err.flush();
     List<Pod> pods = CapturedInputs.pods(podsFile);
     FsLayout layout = fsLayout.orInferred(summary);
     String nodeName = node;

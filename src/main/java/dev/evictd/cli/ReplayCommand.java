@@ -43,6 +43,7 @@ final class ReplayCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     Fixture f = FixtureLoader.load(fixture);
+    RuleLoadOptions.printWarnings(f.warnings(), spec.commandLine().getErr());
     RuleSet rs = rules.resolve(f.rules());
     if (html.wanted()) {
       return writeHtml(out, f, rs);

@@ -136,6 +136,7 @@ final class RulesCommand implements Runnable {
             unreadable = true;
             continue;
           }
+          RuleLoadOptions.printWarnings(fixture.warnings(), spec.commandLine().getErr());
           fixtures++;
           String failure = runTimeFailure(fixture, runner.runUntilFailure(fixture));
           if (failure != null) {

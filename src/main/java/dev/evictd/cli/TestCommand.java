@@ -121,6 +121,10 @@ final class TestCommand implements Callable<Integer> {
     if (ran.rules() != null) {
       rules.warnOnce(ran.rules()); // where a serial run would print them: before its first use
     }
+    if (!ran.warnings().isEmpty()) {
+      out.flush(); // the lines before on stdout come first on a terminal
+      RuleLoadOptions.printWarnings(ran.warnings(), spec.commandLine().getErr());
+    }
     FixtureResult r = ran.result();
     report.add(r);
     switch (r.status()) {

@@ -9,7 +9,7 @@ import java.util.Set;
  * The hint after an unknown key in a configuration file: the known key it is most likely a typo of
  * ({@code (did you mean "interval"?)}), else the known keys when there are few.
  */
-final class KeySuggestions {
+public final class KeySuggestions {
   private KeySuggestions() {}
 
   /**
@@ -21,7 +21,7 @@ final class KeySuggestions {
   private static final int MAX_LISTED_KEYS = 12;
 
   /** The hint for the unknown {@code key} among {@code allowed}; empty when there is none. */
-  static String suggestion(String key, Set<String> allowed) {
+  public static String suggestion(String key, Set<String> allowed) {
     if (key.length() > MAX_SUGGESTION_KEY) {
       return "";
     }

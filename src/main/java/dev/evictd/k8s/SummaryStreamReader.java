@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -22,8 +23,9 @@ import tools.jackson.core.json.JsonFactory;
  *
  * <p>It reads only what it can read exactly as that full path does (printable ASCII without escapes
  * or tabs, strict JSON, no duplicate keys, shallow nesting, every value of the type its field binds
- * without coercion) and hands back null for anything else, valid or not: the caller then takes the
- * full path, which decides and words every error as before.
+ * without coercion, every field one of the statsapi schema) and hands back null for anything else,
+ * valid or not: the caller then takes the full path, which decides and words every error and
+ * warning as before.
  */
 public final class SummaryStreamReader {
   /** Deeper than any summary; the full path's own limit is 200. */
@@ -100,7 +102,7 @@ public final class SummaryStreamReader {
         case "pods" -> pods = podList(p);
         // another capture: the full path words it
         case "kind", "apiVersion", "items", "metadata", "spec" -> throw NOT_PLAIN;
-        default -> p.skipChildren();
+        default -> skip(p, "Summary", f);
       }
     }
     return new Summary(node, pods);
@@ -121,7 +123,7 @@ public final class SummaryStreamReader {
         case "runtime" -> runtime = object(p) ? runtime(p) : null;
         case "rlimit" -> rlimit = object(p) ? rlimit(p) : null;
         case "systemContainers" -> systemContainers = containerList(p);
-        default -> p.skipChildren();
+        default -> skip(p, "NodeStats", f);
       }
     }
     return new Summary.NodeStats(nodeName, memory, fs, runtime, rlimit, systemContainers);
@@ -140,7 +142,7 @@ public final class SummaryStreamReader {
         case "usageBytes" -> usageBytes = amount(p);
         case "workingSetBytes" -> workingSetBytes = amount(p);
         case "rssBytes" -> rssBytes = amount(p);
-        default -> p.skipChildren();
+        default -> skip(p, "MemoryStats", f);
       }
     }
     return new Summary.MemoryStats(time, availableBytes, usageBytes, workingSetBytes, rssBytes);
@@ -163,7 +165,7 @@ public final class SummaryStreamReader {
         case "inodesFree" -> inodesFree = amount(p);
         case "inodes" -> inodes = amount(p);
         case "inodesUsed" -> inodesUsed = amount(p);
-        default -> p.skipChildren();
+        default -> skip(p, "FsStats", f);
       }
     }
     return new Summary.FsStats(
@@ -177,7 +179,7 @@ public final class SummaryStreamReader {
       switch (f) {
         case "imageFs" -> imageFs = object(p) ? fs(p) : null;
         case "containerFs" -> containerFs = object(p) ? fs(p) : null;
-        default -> p.skipChildren();
+        default -> skip(p, "RuntimeStats", f);
       }
     }
     return new Summary.RuntimeStats(imageFs, containerFs);
@@ -192,7 +194,7 @@ public final class SummaryStreamReader {
         case "time" -> time = instant(p);
         case "maxpid" -> maxpid = amount(p);
         case "curproc" -> curproc = amount(p);
-        default -> p.skipChildren();
+        default -> skip(p, "RlimitStats", f);
       }
     }
     return new Summary.RlimitStats(time, maxpid, curproc);
@@ -209,7 +211,7 @@ public final class SummaryStreamReader {
         case "memory" -> memory = object(p) ? memory(p) : null;
         case "rootfs" -> rootfs = object(p) ? fs(p) : null;
         case "logs" -> logs = object(p) ? fs(p) : null;
-        default -> p.skipChildren();
+        default -> skip(p, "ContainerStats", f);
       }
     }
     return new Summary.ContainerStats(name, memory, rootfs, logs);
@@ -230,7 +232,7 @@ public final class SummaryStreamReader {
         case "volume" -> volumes = volumeList(p);
         case "ephemeral-storage" -> ephemeralStorage = object(p) ? fs(p) : null;
         case "process_stats" -> processStats = object(p) ? processStats(p) : null;
-        default -> p.skipChildren();
+        default -> skip(p, "PodStats", f);
       }
     }
     return new Summary.PodStats(
@@ -246,7 +248,7 @@ public final class SummaryStreamReader {
         case "name" -> name = string(p);
         case "namespace" -> namespace = string(p);
         case "uid" -> uid = string(p);
-        default -> p.skipChildren();
+        default -> skip(p, "PodReference", f);
       }
     }
     return new Summary.PodReference(name, namespace, uid);
@@ -258,7 +260,7 @@ public final class SummaryStreamReader {
       if (f.equals("process_count")) {
         processCount = amount(p);
       } else {
-        p.skipChildren();
+        skip(p, "ProcessStats", f);
       }
     }
     return new Summary.ProcessStats(processCount);
@@ -283,7 +285,7 @@ public final class SummaryStreamReader {
         case "inodesFree" -> inodesFree = amount(p);
         case "inodes" -> inodes = amount(p);
         case "inodesUsed" -> inodesUsed = amount(p);
-        default -> p.skipChildren();
+        default -> skip(p, "VolumeStats", f);
       }
     }
     return new Summary.VolumeStats(
@@ -321,6 +323,20 @@ public final class SummaryStreamReader {
       out.add(volume(p));
     }
     return out;
+  }
+
+  /** Hands the file back on a field the statsapi schema does not have. */
+  private static final Consumer<SummaryFields.Unknown> HAND_BACK =
+      u -> {
+        throw NOT_PLAIN;
+      };
+
+  /**
+   * Skips a field this reader does not bind; one the statsapi schema does not have, or one inside
+   * it, hands the file back (the full path warns about it).
+   */
+  private static void skip(JsonParser p, String type, String field) {
+    SummaryFields.skip(p, type, field, List.of(), HAND_BACK);
   }
 
   /** Whether the value is an object (false: null); anything else hands the file back. */

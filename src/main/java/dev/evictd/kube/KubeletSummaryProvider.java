@@ -1,6 +1,8 @@
 package dev.evictd.kube;
 
 import dev.evictd.api.StatsException;
+import dev.evictd.config.KeySuggestions;
+import dev.evictd.k8s.SummaryFields;
 import dev.evictd.k8s.SummaryJson;
 import dev.evictd.ports.StatsProvider;
 import dev.evictd.stats.Summary;
@@ -19,15 +21,22 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The kubelet's Summary API ({@code /stats/summary}) as a {@link StatsProvider}, read through the
  * API server's node proxy or straight from the kubelet's port. Every read is one request bounded by
  * a timeout. A failed, unreadable or stale read throws {@link StatsException}: no observation,
- * never zeros. Fields the kubelet leaves out stay null.
+ * never zeros. Fields the kubelet leaves out stay null. A field the statsapi schema evictd knows
+ * does not have (a newer kubelet's) is logged at INFO once per field and process, never per sync.
  */
 public final class KubeletSummaryProvider implements StatsProvider, AutoCloseable {
   /** The API server path of a node's summary, through the node proxy. */
@@ -47,6 +56,27 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .addModule(SummaryJson.module())
           .build();
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeletSummaryProvider.class);
+
+  /**
+   * How many fields outside the schema one process names: a kubelet (or what answers for it) that
+   * sends ever new ones is not worth a line per field.
+   */
+  static final int MAX_UNKNOWN_FIELDS = 100;
+
+  /**
+   * The fields outside the schema this process has named ({@link SummaryFields.Unknown#field()}:
+   * the same field of every pod is one), across providers: each is said once, not at every sync.
+   */
+  private static final Set<String> UNKNOWN_FIELDS_SAID = ConcurrentHashMap.newKeySet();
+
+  /** The summary's reader, telling {@link #unknownField} of fields outside the schema. */
+  private final ObjectReader reader =
+      MAPPER
+          .readerFor(Summary.class)
+          .withAttribute(
+              SummaryJson.UNKNOWN_FIELDS, (Consumer<SummaryFields.Unknown>) this::unknownField);
 
   private final KubeApi api;
   private final String path;
@@ -138,7 +168,7 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
     }
     Summary summary;
     try {
-      summary = MAPPER.readValue(r.body(), Summary.class);
+      summary = reader.readValue(r.body());
     } catch (JacksonException e) {
       throw new StatsException(
           what() + ": unreadable summary: " + dev.evictd.config.JsonErrors.located(e));
@@ -148,6 +178,19 @@ public final class KubeletSummaryProvider implements StatsProvider, AutoCloseabl
     }
     check(summary);
     return summary;
+  }
+
+  /** Says once per process that the kubelet sent a field outside the schema evictd knows. */
+  private void unknownField(SummaryFields.Unknown u) {
+    String field = u.field();
+    if (UNKNOWN_FIELDS_SAID.size() < MAX_UNKNOWN_FIELDS && UNKNOWN_FIELDS_SAID.add(field)) {
+      LOG.info(
+          "{}: field \"{}\" is not in the stats summary evictd knows{}; it is not read (a newer"
+              + " kubelet's field is harmless; said once per field)",
+          what(),
+          field,
+          KeySuggestions.suggestion(u.name(), u.known()));
+    }
   }
 
   private void check(Summary summary) {

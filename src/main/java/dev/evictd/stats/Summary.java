@@ -1,6 +1,5 @@
 package dev.evictd.stats;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
@@ -9,11 +8,11 @@ import java.util.List;
 /**
  * The kubelet stats summary ({@code GET /api/v1/nodes/NODE/proxy/stats/summary}), reduced to the
  * fields eviction uses, with the statsapi JSON field names. Every field may be null: a missing
- * field means "no observation", never zero. Unknown JSON fields are ignored. A mapper that reads it
- * adds {@code dev.evictd.k8s.SummaryJson.module()}, which reads the amounts (integers or quantity
- * strings).
+ * field means "no observation", never zero. A mapper that reads it adds {@code
+ * dev.evictd.k8s.SummaryJson.module()}, which reads the amounts (integers or quantity strings) and
+ * skips the JSON fields these records leave out, telling a listener of those the statsapi schema
+ * does not have (typos).
  */
-@JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Summary(NodeStats node, List<PodStats> pods) {
 
@@ -38,7 +37,6 @@ public record Summary(NodeStats node, List<PodStats> pods) {
   }
 
   /** Node-level statistics. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record NodeStats(
       String nodeName,
@@ -63,7 +61,6 @@ public record Summary(NodeStats node, List<PodStats> pods) {
   }
 
   /** Memory statistics of the node, a system container, a pod or a container. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record MemoryStats(
       Instant time,
@@ -73,7 +70,6 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonDeserializeQuantity Long rssBytes) {}
 
   /** Filesystem statistics: bytes and inodes. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record FsStats(
       Instant time,
@@ -85,34 +81,28 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonDeserializeQuantity Long inodesUsed) {}
 
   /** Container runtime filesystems: images, and container writable layers when split. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record RuntimeStats(FsStats imageFs, FsStats containerFs) {}
 
   /** Process limits of the node: the maximum PID and the number of running processes. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record RlimitStats(
       Instant time, @JsonDeserializeQuantity Long maxpid, @JsonDeserializeQuantity Long curproc) {}
 
   /** A container (or system container) of the node or of a pod. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ContainerStats(String name, MemoryStats memory, FsStats rootfs, FsStats logs) {}
 
   /** The identity of a pod in the summary; pods are matched to pod objects by uid. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record PodReference(String name, String namespace, String uid) {}
 
   /** A pod's process statistics. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ProcessStats(
       @JsonProperty("process_count") @JsonDeserializeQuantity Long processCount) {}
 
   /** A pod volume's filesystem usage. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record VolumeStats(
       String name,
@@ -125,7 +115,6 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonDeserializeQuantity Long inodesUsed) {}
 
   /** Statistics of one pod. */
-  @JsonIgnoreProperties(ignoreUnknown = true)
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record PodStats(
       PodReference podRef,

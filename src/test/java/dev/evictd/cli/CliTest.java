@@ -63,6 +63,28 @@ class CliTest {
   }
 
   @Test
+  void aTypoInASummaryIsAWarningOnStderrAndTheFixtureStillRuns(@TempDir Path dir)
+      throws IOException {
+    Path f = dir.resolve("typo.yaml");
+    Files.writeString(f, PASSING.replace("workingSetBytes: 1Gi", "workingSetByte: 1Gi"));
+    Run typo = run("test", f.toString());
+    assertThat(typo.code()).isZero();
+    assertThat(typo.out()).contains("PASS  " + f).endsWith("1 passed, 0 failed\n");
+    assertThat(typo.err())
+        .isEqualTo(
+            "evictd: warning: "
+                + f
+                + ":6: steps[0].summary.pods[0].memory.workingSetByte: \"workingSetByte\" is not a"
+                + " stats summary field (did you mean \"workingSetBytes\"?); it is ignored, as if"
+                + " not observed\n");
+    Run check = run("rules", "check", "--run", f.toString());
+    assertThat(check.err()).contains(f + ":6: steps[0].summary.pods[0].memory.workingSetByte:");
+
+    Files.writeString(f, PASSING);
+    assertThat(run("test", f.toString()).err()).isEmpty();
+  }
+
+  @Test
   void testOnAMissingPathIsBadInput() {
     Run r = run("test", "no/such/fixtures");
     assertThat(r.code()).isEqualTo(2);

@@ -3,6 +3,10 @@ package dev.evictd.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.evictd.api.StatsException;
 import dev.evictd.stats.Summary;
 import dev.evictd.testing.FakeKubeApiServer;
@@ -19,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class KubeletSummaryProviderTest {
   private static final Instant NOW = Instant.parse("2024-05-01T12:00:30Z");
@@ -94,6 +99,55 @@ class KubeletSummaryProviderTest {
               assertThat(p.processStats().processCount()).isEqualTo(4L);
             });
     assertThat(api.requests("GET", "/api/v1/nodes/node-a/proxy/stats/summary")).hasSize(1);
+  }
+
+  @Test
+  void aFieldOutsideTheSchemaIsSaidOnceAtInfoNotAtEverySync() {
+    // a newer kubelet's field, in every pod (and container): one field each, said once however
+    // many syncs and providers read it
+    String newer =
+        SUMMARY
+            .replace(
+                "\"cpu\": {\"usageNanoCores\": 1}",
+                "\"cpu\": {\"usageNanoCores\": 1, \"burstNanoCoresV9\": 2}")
+            .replace(
+                "\"memory\": {\"workingSetBytes\": 600},",
+                "\"memory\": {\"workingSetBytes\": 600, \"zswapBytesV9\": 1},");
+    assertThat(newer).contains("burstNanoCoresV9").contains("zswapBytesV9");
+    api.summary("node-a", 200, newer);
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    Logger logger = (Logger) LoggerFactory.getLogger(KubeletSummaryProvider.class);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.INFO);
+    log.start();
+    logger.addAppender(log);
+    try (KubeletSummaryProvider p = viaProxy();
+        KubeletSummaryProvider other = viaProxy()) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(p.summary().node().memory().availableBytes()).isEqualTo(1073741824L);
+      }
+      assertThat(other.summary().pods().get(0).memory().workingSetBytes()).isEqualTo(600L);
+    } finally {
+      logger.detachAppender(log);
+      logger.setLevel(level);
+    }
+    assertThat(log.list).extracting(ILoggingEvent::getLevel).containsOnly(Level.INFO);
+    assertThat(log.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .filteredOn(m -> m.contains("V9"))
+        .containsExactly(
+            "kubelet summary of node node-a: field \"node.cpu.burstNanoCoresV9\" is not in the stats"
+                + " summary evictd knows (known keys: psi, time, usageCoreNanoSeconds,"
+                + " usageNanoCores); it is not read (a newer kubelet's field is harmless; said once"
+                + " per field)",
+            "kubelet summary of node node-a: field \"pods[].memory.zswapBytesV9\" is not in the"
+                + " stats summary evictd knows (known keys: availableBytes,"
+                + " majorPageFaults, pageFaults, psi, rssBytes, time, usageBytes, workingSetBytes); it"
+                + " is not read (a newer kubelet's field is harmless; said once per field)",
+            "kubelet summary of node node-a: field \"pods[].containers[].memory.zswapBytesV9\" is"
+                + " not in the stats summary evictd knows (known keys: availableBytes,"
+                + " majorPageFaults, pageFaults, psi, rssBytes, time, usageBytes, workingSetBytes); it"
+                + " is not read (a newer kubelet's field is harmless; said once per field)");
   }
 
   @Test
