@@ -68,17 +68,12 @@ public final class Main implements Runnable {
 
   /**
    * A command line that names a command with subcommands but none of them: nothing was done, so a
-   * usage error (exit 2), listing them, not the usage and exit 0.
+   * usage error (exit 2), listing them, not the usage and exit 0 (the line names the command:
+   * {@link UsageErrors}).
    */
   static CommandLine.ParameterException noCommand(CommandLine cl) {
     String commands = String.join(", ", cl.getSubcommands().keySet());
-    String name = cl.getCommandSpec().qualifiedName();
-    return new CommandLine.ParameterException(
-        cl,
-        (cl.getParent() == null ? "" : name.substring(name.indexOf(' ') + 1) + ": ")
-            + "no command given (one of: "
-            + commands
-            + ")");
+    return new CommandLine.ParameterException(cl, "no command given (one of: " + commands + ")");
   }
 
   public static void main(String[] args) {
@@ -133,10 +128,8 @@ public final class Main implements Runnable {
                     "evictd: " + Converters.refusal(ex.getArgSpec(), ex.getValue(), ex.getCause()));
             return BAD_INPUT;
           }
-          c.getErr().println("evictd: " + ex.getMessage());
-          c.getErr()
-              .println(
-                  "Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+          // an unknown option or command, something required missing: one line, not picocli's two
+          c.getErr().println(UsageErrors.line(ex, a));
           return BAD_INPUT;
         });
     return cl.execute(args);

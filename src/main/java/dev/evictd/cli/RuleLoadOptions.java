@@ -23,6 +23,7 @@ class RuleLoadOptions {
 
   @Option(
       names = "--rules-sha256",
+      converter = Converters.Sha256Pin.class,
       paramLabel = "HEX",
       description =
           "Accept only the rule set with this SHA-256 (as `evictd rules check` prints it).")

@@ -1,5 +1,7 @@
 package dev.evictd.cli;
 
+import dev.evictd.api.EvictdException;
+import dev.evictd.api.RulesException;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.engine.RuleSource;
 import dev.evictd.ruleset.RuleCompiler;
@@ -93,6 +95,11 @@ final class RulesOption extends RuleLoadOptions {
       f = mine;
       try {
         mine.complete(load(dir, options(RuleCompiler.Ownership.IGNORE)));
+      } catch (EvictdException e) {
+        RuntimeException named = rules != null ? named(e) : e;
+        byDir.remove(key, mine);
+        mine.completeExceptionally(named);
+        throw named;
       } catch (RuntimeException | Error e) {
         // not remembered: the next caller tries again, as before there was a cache
         byDir.remove(key, mine);
@@ -103,8 +110,18 @@ final class RulesOption extends RuleLoadOptions {
     return join(f);
   }
 
+  /**
+   * An error about the --rules directory itself ({@code DIR: not a directory of rules}) as one
+   * about the option: {@code --rules DIR: ...}; any other (a rule file's {@code file:line}) as it
+   * is.
+   */
+  private EvictdException named(EvictdException e) {
+    String m = e.getMessage();
+    return m != null && m.startsWith(rules + ":") ? new RulesException("--rules " + m, e) : e;
+  }
+
   /** A future's value; what it failed with rethrown as it was thrown. */
-  private static RuleSet join(CompletableFuture<RuleSet> f) {
+  static RuleSet join(CompletableFuture<RuleSet> f) {
     try {
       return f.join();
     } catch (CompletionException e) {

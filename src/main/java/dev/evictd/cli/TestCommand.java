@@ -2,6 +2,7 @@ package dev.evictd.cli;
 
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictdException;
+import dev.evictd.engine.RuleSet;
 import dev.evictd.fixture.FixtureResult;
 import dev.evictd.fixture.FixtureSuite;
 import dev.evictd.ruleset.RuleCompiler;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -64,6 +67,9 @@ final class TestCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "--jobs must be at least 1, was " + jobs);
     }
+    // a set named by --rules is every fixture's: compiled beside the listing and loading, and what
+    // is wrong with it said once, before any fixture's line, not on every one
+    CompletableFuture<RuleSet> given = rules.rules == null ? null : rules.resolveAhead(null);
     List<Path> files = new ArrayList<>();
     boolean loadErrors = false;
     for (Path p : paths) {
@@ -76,7 +82,28 @@ final class TestCommand implements Callable<Integer> {
     }
     JunitXml report = new JunitXml();
     // each outcome is printed on this thread, in file order, as soon as the fixtures before it are
-    new FixtureSuite(rules::resolveQuietly, filter, jobs).run(files, o -> print(o, out, report));
+    Function<Path, RuleSet> rulesFor =
+        given == null ? rules::resolveQuietly : dir -> RulesOption.join(given);
+    try {
+      new FixtureSuite(rulesFor, filter, jobs)
+          .run(
+              files,
+              o -> {
+                if (given != null) {
+                  rules.await(given); // the first outcome waits for it: any fixture run does
+                }
+                print(o, out, report);
+              });
+      if (given != null) {
+        rules.await(given); // no fixture to run (or none listed): still the set's own error
+      }
+    } catch (RuntimeException | Error e) {
+      if (given != null) {
+        RulesOption.settle(given); // a command that failed leaves no thread of its own behind
+      }
+      out.flush();
+      throw e;
+    }
     if (filter != null && !files.isEmpty() && skipped == files.size()) {
       // nothing was tested: not a pass, and no report that CI would read as one
       out.flush();
