@@ -97,4 +97,27 @@ class MainSubcommandsTest {
             "evictd: plan: missing required options --config FILE, --pods FILE, --summary FILE;"
                 + " see 'evictd plan --help'\n");
   }
+
+  @Test
+  void slf4jIsToldItsProviderAndSaysNothingAboutIt() throws Exception {
+    assertThat(Main.SUBCOMMANDS).isNotEmpty(); // Main initialised
+    Class<?> provider = Class.forName(System.getProperty("slf4j.provider"));
+    assertThat(org.slf4j.spi.SLF4JServiceProvider.class).isAssignableFrom(provider);
+    // a fresh JVM: the provider is found without a class path search, and slf4j prints nothing
+    Process p =
+        new ProcessBuilder(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "rules",
+                "check",
+                "rules")
+            .redirectErrorStream(true)
+            .start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(out).isZero();
+    assertThat(out).doesNotContain("SLF4J");
+  }
 }
