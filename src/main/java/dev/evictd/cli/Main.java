@@ -37,6 +37,8 @@ public final class Main implements Runnable {
       if (System.getProperty("slf4j.internal.verbosity") == null) {
         System.setProperty("slf4j.internal.verbosity", "WARN");
       }
+    }
+  }
 
   private static Map<String, Class<?>> subcommands() {
     Map<String, Class<?>> m = new LinkedHashMap<>();
@@ -91,6 +93,42 @@ public final class Main implements Runnable {
 
   /** Runs the command line with the given output streams; returns the exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    boolean defaultsAhead = args.length > 0 && args[0].equals("plan") && defaultRules(args);
+    if (defaultsAhead) {
+      RulesOption.loadDefaultsAhead();
+    }
+    try {
+      return run(args, out, err);
+    } finally {
+      if (defaultsAhead) {
+        RulesOption.settleDefaultsAhead(); // a command that did not take them leaves no thread
+      }
+    }
+  }
+
+  /**
+   * Whether a command line leaves the rules and how they load at their defaults (the packaged
+   * rules, no pin, no cache directory of its own...): its rules can load before it is read. Only a
+   * guess to save the work of a load no one takes: {@link RulesOption} takes it only once its
+   * options are read and are indeed the defaults.
+   */
+  static boolean defaultRules(String[] args) {
+    for (String a : args) {
+      if (a.startsWith("--rules")
+          || a.startsWith("--allow-unsafe-rules")
+          || a.startsWith("--strict-permissions")
+          || a.startsWith("@")
+          || a.equals("-h")
+          || a.equals("--help")
+          || a.equals("-V")
+          || a.equals("--version")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static int run(String[] args, PrintWriter out, PrintWriter err) {
     if (args.length > 0 && PARSE_PODS.contains(args[0])) {
       boolean plan = args[0].equals("plan");
       Thread prepare = new Thread(() -> prepareParsing(plan), "evictd-prepare");

@@ -103,4 +103,59 @@ class RulesOptionTest {
     }
     return copy;
   }
+
+  @Test
+  void theDefaultsLoadedAheadAreTakenByACommandWhoseOptionsAreTheDefaults() {
+    RulesOption.loadDefaultsAhead();
+    RulesOption plain = new RulesOption();
+    RuleSet rs = plain.resolveQuietly(null);
+    assertThat(RulesOption.defaultsAheadPending()).isFalse(); // taken, not loaded again
+    assertThat(rs.source()).isEqualTo("default");
+    assertThat(plain.resolveQuietly(null)).isSameAs(rs);
+  }
+
+  @Test
+  void theDefaultsLoadedAheadAreNotTakenWhereAnOptionDiffers() {
+    RulesOption.loadDefaultsAhead();
+    try {
+      RulesOption pinned = new RulesOption();
+      pinned.pin = "0".repeat(64);
+      assertThatThrownBy(() -> pinned.resolveQuietly(null))
+          .isInstanceOf(RulesException.class)
+          .hasMessageContaining("SHA-256");
+      RulesOption unsafe = new RulesOption();
+      unsafe.allowUnsafe = true;
+      unsafe.resolveQuietly(null);
+      RulesOption strict = new RulesOption();
+      strict.strictPermissions = true;
+      strict.resolveQuietly(null);
+      RulesOption cached = option();
+      cached.resolveQuietly(null);
+      RulesOption dir = new RulesOption();
+      dir.rules = Path.of("rules");
+      assertThat(dir.resolveQuietly(null).source()).isEqualTo("rules");
+      assertThat(RulesOption.defaultsAheadPending()).isTrue();
+    } finally {
+      RulesOption.settleDefaultsAhead();
+    }
+    assertThat(RulesOption.defaultsAheadPending()).isFalse();
+  }
+
+  @Test
+  void onlyACommandLineThatNamesNoRuleOptionLoadsTheDefaultsAhead() {
+    assertThat(Main.defaultRules(new String[] {"plan", "--pods", "p.json"})).isTrue();
+    for (String a :
+        List.of(
+            "--rules",
+            "--rules=dir",
+            "--rules-sha256",
+            "--rules-cache=off",
+            "--allow-unsafe-rules",
+            "--strict-permissions",
+            "@args.txt",
+            "--help",
+            "-V")) {
+      assertThat(Main.defaultRules(new String[] {"plan", "--pods", "p.json", a})).as(a).isFalse();
+    }
+  }
 }
