@@ -17,7 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,10 +55,12 @@ public final class PodBinderGenerator {
 
   private final Map<Class<?>, String> beans = new LinkedHashMap<>();
   private final Deque<Class<?>> pending = new ArrayDeque<>();
-  private final Map<String, String> helpers = new LinkedHashMap<>();
-  private final Map<String, Type> helperTypes = new LinkedHashMap<>();
+
+  /** The list and map types met so far, each with the name of the method that binds it. */
+  private final Map<Type, String> helpers = new LinkedHashMap<>();
+
   private final StringBuilder body = new StringBuilder();
-  private final Set<String> usedNames = new java.util.HashSet<>();
+  private final Set<String> usedNames = new HashSet<>();
 
   private PodBinderGenerator() {}
 
@@ -75,7 +79,7 @@ public final class PodBinderGenerator {
     Path file = Path.of(args[0], "dev", "evictd", "fixture", "PodBinder.java");
     Files.createDirectories(file.getParent());
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    if (!Files.exists(file) || !java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+    if (!Files.exists(file) || !Arrays.equals(Files.readAllBytes(file), bytes)) {
       Files.write(file, bytes); // unchanged output keeps its time stamp: no recompilation
     }
   }
@@ -85,8 +89,8 @@ public final class PodBinderGenerator {
     while (!pending.isEmpty()) {
       writeBean(pending.pop());
     }
-    for (Map.Entry<String, String> h : helpers.entrySet()) {
-      writeHelper(h.getValue(), helperTypes.get(h.getKey()));
+    for (Map.Entry<Type, String> h : helpers.entrySet()) {
+      writeHelper(h.getValue(), h.getKey());
     }
     String version = pod.getPackage().getImplementationVersion();
     StringBuilder out = new StringBuilder();
@@ -297,12 +301,10 @@ public final class PodBinderGenerator {
         throw new IllegalStateException(where + ": map key type " + args[0] + " is not known");
       }
       convert(args[args.length - 1], "x", where); // checks the element type now
-      String key = t.getTypeName();
-      String name = helpers.get(key);
+      String name = helpers.get(t);
       if (name == null) {
         name = unique((raw == List.class ? "list" : "map") + helpers.size());
-        helpers.put(key, name);
-        helperTypes.put(key, t);
+        helpers.put(t, name);
       }
       return name + "(" + v + ")";
     }
@@ -358,7 +360,7 @@ public final class PodBinderGenerator {
     checkAnnotations(c.getName(), c.getAnnotations());
     // Jackson's properties: the fields it binds (@JsonProperty), each through its setter
     Map<String, String> cases = new TreeMap<>();
-    Set<String> setters = new java.util.HashSet<>();
+    Set<String> setters = new HashSet<>();
     Method anySetter = null;
     for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
       for (Field f : k.getDeclaredFields()) {

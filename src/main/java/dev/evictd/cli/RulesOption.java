@@ -69,12 +69,12 @@ final class RulesOption extends RuleLoadOptions {
     return f;
   }
 
-  /**
-   * The packaged defaults being loaded by {@link #loadDefaultsAhead}, until a command takes them.
-   */
   /** Whether this is {@link #loadDefaultsAhead}'s own instance, which takes no load but its own. */
   private boolean ahead;
 
+  /**
+   * The packaged defaults being loaded by {@link #loadDefaultsAhead}, until a command takes them.
+   */
   private static final AtomicReference<CompletableFuture<RuleSet>> DEFAULTS_AHEAD =
       new AtomicReference<>();
 
