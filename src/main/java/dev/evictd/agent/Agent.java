@@ -88,6 +88,8 @@ public final class Agent implements AutoCloseable {
     private volatile Thread thread;
     volatile RuleThreadHealth ruleThreads;
     volatile RuleProbation probation;
+    // which kubelet the agent follows, for /readyz's detail
+    volatile String kubelet;
 
     Startup(Clock clock) {
       this.clock = clock;
@@ -150,11 +152,29 @@ public final class Agent implements AutoCloseable {
 
   /** The eviction configuration: the kubelet's file, inline settings, or the kubelet's defaults. */
   static EvictionConfig evictionConfig(AgentConfig c, FsLayout layout) {
+    return evictionConfig(c, layout, null);
+  }
+
+  /**
+   * The eviction configuration as the kubelet of {@code kubeletVersion} reads it (null: the newest
+   * evictd knows); a version evictd cannot follow (older than it knows, not a version) is logged
+   * and the newest followed.
+   */
+  static EvictionConfig evictionConfig(AgentConfig c, FsLayout layout, String kubeletVersion) {
     YamlNode kc = c.eviction();
     if (c.kubeletConfig() != null) {
       kc = CapturedInputs.kubeletConfig(c.kubeletConfig());
     }
-    return KubeletEvictionConfig.from(kc, c.nodeName(), layout);
+    String version = kubeletVersion;
+    if (version != null) {
+      try {
+        dev.evictd.k8s.KubeletFeatureGates.minorOf(version);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("{}: following the newest kubelet evictd knows", e.getMessage());
+        version = null;
+      }
+    }
+    return KubeletEvictionConfig.from(kc, c.nodeName(), layout, version);
   }
 
   /**
@@ -221,7 +241,9 @@ public final class Agent implements AutoCloseable {
     // Checked now, so a bad configuration fails the command; built again below once the layout
     // is known.
     EvictionConfig checked =
-        evictionConfig(c, c.fsLayout() == null ? FsLayout.SHARED : c.fsLayout());
+        evictionConfig(
+            c, c.fsLayout() == null ? FsLayout.SHARED : c.fsLayout(), node.kubeletVersion());
+    startup.kubelet = logKubelet(checked, metrics);
     PsiTrigger trigger = psiTrigger(c);
     Agent agent = new Agent(http, startup);
     agent.closeables.addAll(opened);
@@ -229,6 +251,21 @@ public final class Agent implements AutoCloseable {
         c, clock, choice, checked, node, reclaimer, cgroups, paths, trigger, notifiers, metrics,
         readiness, agent);
     return agent;
+  }
+
+  /**
+   * Says once which kubelet the agent follows (a warning when it is newer than evictd knows) and
+   * keeps it in /readyz's detail.
+   */
+  private static String logKubelet(EvictionConfig config, AgentMetrics metrics) {
+    dev.evictd.api.Kubelet k = config.kubelet();
+    if (k.beyondRange()) {
+      LOG.warn("{}: its eviction manager may differ", k.describe());
+    } else {
+      LOG.info("{}", k.describe());
+    }
+    metrics.kubelet(k);
+    return k.describe();
   }
 
   /** Start-up step: the metrics, health and readiness endpoints. */
@@ -243,6 +280,7 @@ public final class Agent implements AutoCloseable {
           EvictionManager m = startup.manager;
           RuleProbation p = startup.probation;
           return readiness.describe()
+              + (startup.kubelet == null ? "" : startup.kubelet + "\n")
               + (NodeSources.insecureKubelet(c)
                   ? "WARNING: " + NodeSources.INSECURE_KUBELET + "\n"
                   : "")
@@ -318,7 +356,7 @@ public final class Agent implements AutoCloseable {
                 EvictionConfig config = checked;
                 if (c.fsLayout() == null) {
                   startup.step("reading statistics to infer the filesystem layout");
-                  config = evictionConfig(c, inferLayout(statsProvider));
+                  config = evictionConfig(c, inferLayout(statsProvider), node.kubeletVersion());
                 }
                 if (Thread.currentThread().isInterrupted()) {
                   throw new StartupCancelled();

@@ -37,6 +37,13 @@ public final class AgentMetrics {
           .help("The active rule set, labelled with its SHA-256")
           .labelNames("sha256")
           .register(registry.getPrometheusRegistry());
+  private final Info kubeletInfo =
+      Info.builder()
+          .name("evictd_kubelet_info")
+          .help(
+              "The kubelet whose behaviour this agent follows: minor version, as reported, newer than known")
+          .labelNames("version", "reported", "beyond_range")
+          .register(registry.getPrometheusRegistry());
   private final Timer syncDuration;
   private final Timer rulesDuration;
 
@@ -192,6 +199,14 @@ public final class AgentMetrics {
   public void activeRules(String sha256) {
     // an info metric with one label set: a reload replaces it, so only the active set shows
     rulesInfo.setLabelValues(sha256);
+  }
+
+  /**
+   * The kubelet followed: {@code evictd_kubelet_info{version="1.34",reported="v1.34.2",
+   * beyond_range="false"} 1}.
+   */
+  public void kubelet(dev.evictd.api.Kubelet k) {
+    kubeletInfo.setLabelValues(k.version(), k.reported(), Boolean.toString(k.beyondRange()));
   }
 
   /** The Prometheus text exposition. */

@@ -35,7 +35,12 @@ import org.slf4j.LoggerFactory;
  * informer, the evictors, events and taints).
  */
 record NodeSources(
-    StatsProvider stats, PodSource pods, PodEvictor evictor, EventSink events, NodeTaints taints) {
+    StatsProvider stats,
+    PodSource pods,
+    PodEvictor evictor,
+    EventSink events,
+    NodeTaints taints,
+    String kubeletVersion) {
   // the agent's logger: these are the agent's start-up lines, under the name they always had
   private static final Logger LOG = LoggerFactory.getLogger(Agent.class);
 
@@ -61,7 +66,7 @@ record NodeSources(
         "standalone: host statistics, {} pods{}, dry run",
         pods.activePods().size(),
         c.podsFile() == null ? "" : " from " + c.podsFile());
-    return new NodeSources(stats, pods, new DryRunEvictor(), EventSink.NONE, null);
+    return new NodeSources(stats, pods, new DryRunEvictor(), EventSink.NONE, null, null);
   }
 
   /**
@@ -129,7 +134,31 @@ record NodeSources(
     } else if (c.taints()) {
       LOG.info("taints: dry run, the Node is not tainted");
     }
-    return new NodeSources(stats, pods, evictor, events, taints);
+    return new NodeSources(stats, pods, evictor, events, taints, kubeletVersion(client, c));
+  }
+
+  /**
+   * The Node's {@code status.nodeInfo.kubeletVersion}: the kubelet evictd follows; null (the newest
+   * evictd knows) when the Node cannot be read, with a warning.
+   */
+  static String kubeletVersion(KubernetesClient client, AgentConfig c) {
+    try {
+      String v = dev.evictd.kube.NodeCapture.kubeletVersion(client, c.nodeName());
+      if (v == null) {
+        LOG.warn(
+            "Node {} reports no kubelet version: following the newest kubelet evictd knows",
+            c.nodeName());
+        return null;
+      }
+      return v;
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Node {} could not be read for its kubelet version ({}): following the newest kubelet"
+              + " evictd knows",
+          c.nodeName(),
+          e.getMessage());
+      return null;
+    }
   }
 
   /** Whether the kubelet's TLS certificate goes unchecked (the warning of /readyz). */

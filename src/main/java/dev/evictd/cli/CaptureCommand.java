@@ -63,6 +63,14 @@ final class CaptureCommand implements Callable<Integer> {
 
   @Mixin FsLayoutOption fsLayout = new FsLayoutOption();
 
+  @Option(
+      names = "--kubelet-version",
+      paramLabel = "VERSION",
+      description =
+          "The kubelet to follow (1.32 to 1.37, e.g. 1.34 or v1.34.2; default: the Node's"
+              + " status.nodeInfo.kubeletVersion).")
+  String kubeletVersion;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** How the command gets its client (tests point it at a mock API server). */
@@ -79,11 +87,13 @@ final class CaptureCommand implements Callable<Integer> {
               client, new KubeApi(client, KubeSettings.DEFAULTS.requestTimeout()), node, kubelet);
     }
     FsLayout layout = fsLayout.orInferred(cap.summary());
+    String version = kubeletVersion != null ? kubeletVersion : cap.kubeletVersion();
     String partial =
         FixtureWriter.write(
             "capture",
             "",
             cap.kubeletConfig(),
+            version,
             node,
             layout,
             cap.trimmedPods(),
@@ -92,7 +102,11 @@ final class CaptureCommand implements Callable<Integer> {
     // the captured configuration goes through the same validation a fixture gets
     YamlNode kc =
         YamlNode.parse("capture", partial.getBytes(StandardCharsets.UTF_8)).get("kubeletConfig");
-    EvictionConfig config = KubeletEvictionConfig.from(kc, node, layout);
+    YamlNode recorded =
+        YamlNode.parse("capture", partial.getBytes(StandardCharsets.UTF_8)).get("kubelet");
+    EvictionConfig config =
+        KubeletEvictionConfig.from(
+            kc, node, layout, version, recorded == null ? null : recorded.get("featureGates"));
     RuleSet rs = rules.resolve(null);
     EvictionPlan plan;
     try (Planner planner = new Planner(rs, config)) {
@@ -112,6 +126,7 @@ final class CaptureCommand implements Callable<Integer> {
                 + rs.sha256().substring(0, 12)
                 + ") decided on this snapshot; edit them into what should happen.",
             cap.kubeletConfig(),
+            version,
             node,
             layout,
             cap.trimmedPods(),

@@ -38,7 +38,28 @@ final class DoctorCommand implements Callable<Integer> {
           "Pods of this node (PodList, List or YAML list, e.g. kubectl get pods -o yaml): warn when a running one has no pod cgroup.")
   java.nio.file.Path podsFile;
 
+  @Option(
+      names = "--kubelet-version",
+      paramLabel = "VERSION",
+      description =
+          "The node's kubelet version (kubectl get node NODE -o jsonpath='{.status.nodeInfo.kubeletVersion}'): say which"
+              + " kubelet evictd follows there.")
+  String kubeletVersion;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** Which kubelet evictd follows for {@code version}: ok, warn (newer than known), fail. */
+  static NodeDoctor.Check kubeletCheck(String version) {
+    try {
+      dev.evictd.api.Kubelet k =
+          dev.evictd.k8s.KubeletFeatureGates.kubelet(
+              version, java.util.Map.of(), new java.util.ArrayList<>());
+      return new NodeDoctor.Check(
+          "kubelet", k.beyondRange() ? NodeDoctor.Status.WARN : NodeDoctor.Status.OK, k.describe());
+    } catch (IllegalArgumentException e) {
+      return new NodeDoctor.Check("kubelet", NodeDoctor.Status.FAIL, e.getMessage());
+    }
+  }
 
   @Override
   public Integer call() {
@@ -59,7 +80,10 @@ final class DoctorCommand implements Callable<Integer> {
       }
       doctor = doctor.withPods(running);
     }
-    List<NodeDoctor.Check> checks = doctor.run();
+    List<NodeDoctor.Check> checks = new java.util.ArrayList<>(doctor.run());
+    if (kubeletVersion != null) {
+      checks.add(kubeletCheck(kubeletVersion));
+    }
     boolean passed = NodeDoctor.passed(checks);
     if (output.json()) {
       ObjectNode root = Json.MAPPER.createObjectNode();

@@ -117,6 +117,10 @@ final class ExplainCommand implements Callable<Integer> {
     Instant start = FixtureRunner.START;
     out.println(
         "step " + n + " (t=" + GoDuration.format(Duration.between(start, plan.now())) + ")");
+    String kubelet = PlanText.kubelet(config);
+    if (kubelet != null) {
+      out.println("  " + kubelet);
+    }
     if (plan.failed()) {
       out.println("  the sync failed, nothing is evicted: " + plan.failure());
       return;
@@ -274,9 +278,23 @@ final class ExplainCommand implements Callable<Integer> {
         own = dev.evictd.engine.PodFacts.terminationGracePeriodSeconds(p.getSpec());
       }
     }
+    boolean overwrite =
+        config.kubelet() != null
+            && config
+                .kubelet()
+                .gate(dev.evictd.api.Kubelet.ALLOW_OVERWRITE_TERMINATION_GRACE_PERIOD_SECONDS);
     return "soft threshold: evictionMaxPodGracePeriod "
         + config.maxPodGracePeriodSeconds()
         + "s"
-        + (own == null ? "" : ", capped by the pod's terminationGracePeriodSeconds " + own + "s");
+        + (own == null
+            ? ""
+            : overwrite
+                ? ", not capped by the pod's terminationGracePeriodSeconds "
+                    + own
+                    + "s (AllowOverwriteTerminationGracePeriodSeconds on)"
+                : ", capped by the pod's terminationGracePeriodSeconds " + own + "s")
+        + (config.maxPodGracePeriodSeconds() < 0 || (own != null && own < 0 && !overwrite)
+            ? "; below 1 s, raised to 1 s by the kubelet's pod worker"
+            : "");
   }
 }

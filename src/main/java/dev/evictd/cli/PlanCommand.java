@@ -65,6 +65,14 @@ final class PlanCommand implements Callable<Integer> {
 
   @Mixin FsLayoutOption fsLayout = new FsLayoutOption();
 
+  @Option(
+      names = "--kubelet-version",
+      paramLabel = "VERSION",
+      description =
+          "The kubelet to follow (1.32 to 1.37, e.g. 1.34 or v1.34.2; default: the newest evictd"
+              + " knows).")
+  String kubeletVersion;
+
   @Mixin OutputOption.Table output = new OutputOption.Table();
 
   @Option(
@@ -139,7 +147,14 @@ final class PlanCommand implements Callable<Integer> {
               : "node";
     }
     YamlNode kc = CapturedInputs.kubeletConfig(config);
-    EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout);
+    if (kubeletVersion != null) {
+      try {
+        dev.evictd.k8s.KubeletFeatureGates.minorOf(kubeletVersion);
+      } catch (IllegalArgumentException e) {
+        throw new dev.evictd.api.ConfigException("--kubelet-version: " + e.getMessage());
+      }
+    }
+    EvictionConfig ec = KubeletEvictionConfig.from(kc, nodeName, layout, kubeletVersion);
     return new Inputs(summary, onNode(pods, ec.nodeName()), ec);
   }
 

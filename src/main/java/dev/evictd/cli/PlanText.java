@@ -41,9 +41,28 @@ final class PlanText {
     for (Threshold t : c.thresholds()) {
       out.println("  " + describe(t));
     }
+    String kubelet = kubelet(c);
+    if (kubelet != null) {
+      out.println("  " + kubelet);
+    }
     for (String w : c.warnings()) {
       out.println("  warning: " + w);
     }
+  }
+
+  /**
+   * Which kubelet the plan follows, when one was named (the newest evictd knows, unnamed, goes
+   * without saying).
+   */
+  static String kubelet(EvictionConfig c) {
+    dev.evictd.api.Kubelet k = c.kubelet();
+    if (k == null
+        || (!k.beyondRange()
+            && k.minor() == dev.evictd.k8s.KubeletFeatureGates.NEWEST
+            && k.reported().equals(k.version()))) {
+      return null;
+    }
+    return k.describe();
   }
 
   static String describe(Threshold t) {

@@ -3,10 +3,12 @@ package dev.evictd.config;
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.EvictionConfig;
 import dev.evictd.api.FsLayout;
+import dev.evictd.api.Kubelet;
 import dev.evictd.api.Quantity;
 import dev.evictd.api.Signal;
 import dev.evictd.api.Threshold;
 import dev.evictd.api.ThresholdValue;
+import dev.evictd.k8s.KubeletFeatureGates;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -97,6 +99,31 @@ public final class KubeletEvictionConfig {
    * @throws ConfigException naming file, line, field and value
    */
   public static EvictionConfig from(YamlNode kc, String nodeName, FsLayout layout) {
+    return from(kc, nodeName, layout, null);
+  }
+
+  /**
+   * Builds the eviction configuration as the kubelet of {@code kubeletVersion} reads it (null: the
+   * newest evictd knows): its {@code featureGates} over that version's defaults (a locked gate set
+   * to the other value refused with the kubelet's reason, an unregistered one warned about and
+   * ignored), {@code mergeDefaultEvictionSettings} unknown to 1.32 (dropped, as its lenient
+   * decoding drops it) and merged from 1.33, negative {@code evictionMaxPodGracePeriod} and {@code
+   * evictionPressureTransitionPeriod} accepted as every kubelet accepts them.
+   *
+   * @throws ConfigException naming file, line, field and value
+   */
+  public static EvictionConfig from(
+      YamlNode kc, String nodeName, FsLayout layout, String kubeletVersion) {
+    return from(kc, nodeName, layout, kubeletVersion, null);
+  }
+
+  /**
+   * As {@link #from(YamlNode, String, FsLayout, String)}, with the feature gates given apart from
+   * the configuration (a fixture's {@code kubelet.featureGates}, a {@code /configz} read
+   * separately); the configuration must then not set its own.
+   */
+  public static EvictionConfig from(
+      YamlNode kc, String nodeName, FsLayout layout, String kubeletVersion, YamlNode gates) {
     Map<String, YamlNode> fields = kc == null || kc.isNull() ? Map.of() : kc.asMap();
     if (kc != null && !kc.isNull()) {
       kc.requireKnownKeys(KubeletConfigurationFields.ALL);
@@ -104,8 +131,23 @@ public final class KubeletEvictionConfig {
       typeMeta(fields.get("apiVersion"), API_VERSION);
     }
     List<String> warnings = new ArrayList<>();
-
+    YamlNode gatesNode = fields.get("featureGates");
+    if (gates != null && !gates.isNull()) {
+      if (gatesNode != null && !gatesNode.isNull()) {
+        throw gates.error(
+            "featureGates given both here and in the kubelet configuration: give them in one place");
+      }
+      gatesNode = gates;
+    }
+    Kubelet kubelet = kubelet(kubeletVersion, gatesNode, kc, warnings);
     boolean merge = bool(fields.get("mergeDefaultEvictionSettings"), false);
+    if (fields.get("mergeDefaultEvictionSettings") != null && !kubelet.atLeast(33)) {
+      merge = false;
+      warnings.add(
+          "mergeDefaultEvictionSettings is unknown to kubelet "
+              + kubelet.version()
+              + ": its lenient decoding drops it (added in 1.33)");
+    }
     YamlNode hardNode = fields.get("evictionHard");
     Map<String, Entry> hard;
     if (hardNode == null || hardNode.isNull()) {
@@ -229,9 +271,8 @@ public final class KubeletEvictionConfig {
       } catch (IllegalArgumentException ex) {
         throw tp.error(ex.getMessage());
       }
-      if (transition.isNegative()) {
-        throw tp.error("must not be negative: " + text);
-      }
+      // negative: accepted by the kubelet (no validation), and then no condition is ever reported
+      // (nodeConditionsObservedSince: 0 < period never holds)
       if (transition.isZero()) {
         transition = DEFAULT_TRANSITION; // the kubelet defaults a zero duration
       }
@@ -239,13 +280,44 @@ public final class KubeletEvictionConfig {
     long maxGrace = 0;
     YamlNode mg = fields.get("evictionMaxPodGracePeriod");
     if (mg != null && !mg.isNull()) {
+      // negative: accepted by the kubelet (no validation); soft evictions then ask for a negative
+      // grace period, which its pod worker raises to 1 s
       maxGrace = mg.asLong(Integer.MIN_VALUE, Integer.MAX_VALUE);
-      if (maxGrace < 0) {
-        throw mg.error("must not be negative: " + maxGrace);
-      }
     }
     boolean lsci = bool(fields.get("localStorageCapacityIsolation"), true);
-    return new EvictionConfig(nodeName, layout, thresholds, transition, maxGrace, lsci, warnings);
+    return new EvictionConfig(
+        nodeName, layout, thresholds, transition, maxGrace, lsci, warnings, kubelet);
+  }
+
+  /**
+   * The kubelet of {@code version} (null: the newest known) with the configuration's {@code
+   * featureGates}; refusals are the kubelet's, at the gate's line.
+   */
+  private static Kubelet kubelet(
+      String version, YamlNode gatesNode, YamlNode at, List<String> warnings) {
+    Map<String, Boolean> gates = new LinkedHashMap<>();
+    Map<String, YamlNode> nodes = new LinkedHashMap<>();
+    if (gatesNode != null && !gatesNode.isNull()) {
+      for (Map.Entry<String, YamlNode> e : gatesNode.asMap().entrySet()) {
+        gates.put(e.getKey(), e.getValue().asBoolean());
+        nodes.put(e.getKey(), e.getValue());
+      }
+    }
+    String v = version == null ? "1." + KubeletFeatureGates.NEWEST : version;
+    try {
+      return KubeletFeatureGates.kubelet(v, gates, warnings);
+    } catch (IllegalArgumentException e) {
+      YamlNode where =
+          nodes.entrySet().stream()
+              .filter(n -> e.getMessage().startsWith("cannot set feature gate " + n.getKey() + " "))
+              .map(Map.Entry::getValue)
+              .findFirst()
+              .orElse(at);
+      if (where == null) {
+        throw new ConfigException("kubelet: " + e.getMessage());
+      }
+      throw where.error(e.getMessage());
+    }
   }
 
   private static Map<String, Entry> defaults(YamlNode at) {

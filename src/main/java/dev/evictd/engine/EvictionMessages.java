@@ -45,6 +45,17 @@ public final class EvictionMessages {
    * annotations.
    */
   public static Message pressure(ReclaimTarget target, PodFact pod, PodStats stats) {
+    return pressure(target, pod, stats, true);
+  }
+
+  /**
+   * The message for an eviction under resource pressure, with the line on the pod's own memory
+   * usage ("Pod X was using ...") only when {@code podUsageLine}: a kubelet 1.34 or newer with
+   * {@code PodLevelResources} on writes it for a pod with pod-level resources ({@code
+   * pkg/kubelet/eviction/helpers.go evictionMessage}); older kubelets never do.
+   */
+  public static Message pressure(
+      ReclaimTarget target, PodFact pod, PodStats stats, boolean podUsageLine) {
     String resource = target.resource();
     StringBuilder msg = new StringBuilder("The node was low on resource: " + resource + ". ");
     msg.append("Threshold quantity: ")
@@ -57,7 +68,8 @@ public final class EvictionMessages {
       return new Message(msg.toString(), annotations);
     }
     Pod p = pod.pod();
-    if ("memory".equals(resource)
+    if (podUsageLine
+        && "memory".equals(resource)
         && PodResources.isPodLevelResourcesSet(p)
         && stats.raw() != null
         && stats.raw().memory() != null) {

@@ -46,7 +46,15 @@ public final class PodFacts {
 
   /** The fact for a pod at {@code position} of the active list. */
   public static PodFact of(Pod pod, int position) {
-    return of(pod, position, true);
+    return of(pod, position, true, null);
+  }
+
+  /**
+   * The pod's fact as {@code kubelet} sees it: its requests computed the way that kubelet's
+   * eviction manager computes them ({@link PodResources#requestQuantity(Pod, String, Kubelet)}).
+   */
+  public static PodFact of(Pod pod, int position, dev.evictd.api.Kubelet kubelet) {
+    return of(pod, position, true, kubelet);
   }
 
   /**
@@ -55,10 +63,11 @@ public final class PodFacts {
    * such a pod that is the pod itself, and finding that it is walks the whole pod again.
    */
   public static void check(Pod pod) {
-    of(pod, 0, false);
+    of(pod, 0, false, null);
   }
 
-  private static PodFact of(Pod pod, int position, boolean rulesView) {
+  private static PodFact of(
+      Pod pod, int position, boolean rulesView, dev.evictd.api.Kubelet kubelet) {
     String ns = namespace(pod);
     String name = name(pod);
     String uid = uid(pod);
@@ -116,9 +125,9 @@ public final class PodFacts {
         PodResources.isMirror(pod),
         PodResources.isCritical(pod),
         PodResources.qosClass(pod),
-        PodResources.requestQuantity(pod, "memory"),
-        PodResources.requestQuantity(pod, "ephemeral-storage"),
-        PodResources.requestQuantity(pod, "inodes"),
+        PodResources.requestQuantity(pod, "memory", kubelet),
+        PodResources.requestQuantity(pod, "ephemeral-storage", kubelet),
+        PodResources.requestQuantity(pod, "inodes", kubelet),
         terminationGracePeriodSeconds(spec),
         List.copyOf(PodResources.localVolumeNames(pod)),
         List.copyOf(emptyDirLimits),

@@ -37,6 +37,7 @@ final class SessionFacts {
       List.of(ThresholdState.class, ConditionState.class, SignalLastObserved.class);
 
   private final EvictionConfig config;
+  private final dev.evictd.api.Kubelet kubelet;
   private SyncClock clock = new SyncClock(0, Instant.EPOCH);
   private FactHandle clockHandle;
   private final Map<Signal, FactHandle> observationHandles = new EnumMap<>(Signal.class);
@@ -50,6 +51,13 @@ final class SessionFacts {
 
   SessionFacts(EvictionConfig config) {
     this.config = config;
+    this.kubelet =
+        config.kubelet() != null ? config.kubelet() : dev.evictd.k8s.KubeletFeatureGates.newest();
+  }
+
+  /** The kubelet the rules follow (a fact of its own). */
+  dev.evictd.api.Kubelet kubelet() {
+    return kubelet;
   }
 
   /** Starts sync {@code seq} at {@code now} (the clock the session sees from the next update). */
@@ -65,6 +73,7 @@ final class SessionFacts {
   /** Inserts every input fact, then the given state facts, into a new session. */
   void loadInto(GuardedSession session, List<Object> state) {
     session.insert(config);
+    session.insert(kubelet);
     for (Threshold t : config.thresholds()) {
       session.insert(t);
     }
@@ -228,9 +237,9 @@ final class SessionFacts {
           fresh = new HashMap<>();
         }
         fresh.put(uid, e);
-        e.nextFact = PodFacts.of(pod, position);
+        e.nextFact = PodFacts.of(pod, position, kubelet);
       } else if (e.pod != pod && !e.pod.equals(pod)) {
-        e.nextFact = PodFacts.of(pod, position);
+        e.nextFact = PodFacts.of(pod, position, kubelet);
       } else {
         e.nextFact = null;
       }

@@ -88,6 +88,19 @@ public final class PodResources {
 
   /** Go {@code GetResourceRequestQuantity(pod, resourceName)} (pkg/api/v1/resource, newest). */
   public static Quantity requestQuantity(Pod pod, String resourceName) {
+    return requestQuantity(pod, resourceName, null);
+  }
+
+  /**
+   * Go {@code GetResourceRequestQuantity(pod, resourceName)} (pkg/api/v1/resource) of {@code
+   * kubelet} (null: the newest, with its default gates). Up to 1.33 the containers' requests are
+   * summed and every init container, sidecars included, counts at its maximum; from 1.34 it reads
+   * {@code PodRequests}: sidecars added to the sum, pod-level requests of supported resources
+   * replacing the aggregate, and with {@code PodLevelResources} on and pod-level resources set the
+   * containers' requests skipped altogether. Overhead is added to a non-zero total.
+   */
+  public static Quantity requestQuantity(
+      Pod pod, String resourceName, dev.evictd.api.Kubelet kubelet) {
     Quantity request =
         Quantity.zero(
             MEMORY.equals(resourceName)
@@ -95,8 +108,14 @@ public final class PodResources {
                     || EPHEMERAL_STORAGE.equals(resourceName)
                 ? Quantity.Format.BINARY_SI
                 : Quantity.Format.DECIMAL_SI);
-    Map<String, Quantity> reqs = podRequests(pod);
-    Quantity found = resourceName == null ? null : reqs.get(resourceName);
+    Quantity found;
+    if (kubelet != null && !kubelet.podRequestsHelper()) {
+      found = legacyRequest(pod, resourceName);
+    } else {
+      boolean skipContainers =
+          (kubelet == null || kubelet.podLevelResources()) && isPodLevelResourcesSet(pod);
+      found = resourceName == null ? null : podRequests(pod, skipContainers).get(resourceName);
+    }
     if (found != null) {
       request = request.add(found);
     }
@@ -111,15 +130,40 @@ public final class PodResources {
   }
 
   /**
+   * The 1.32 and 1.33 {@code GetResourceRequestQuantity} loops: regular containers' requests added,
+   * then any init container (restartable or not) requesting more replaces the sum; pod-level
+   * resources are not read. Null when nothing requests the resource.
+   */
+  private static Quantity legacyRequest(Pod pod, String resourceName) {
+    Quantity sum = null;
+    for (Container c : containers(pod, false)) {
+      Quantity q = resourceList(c, true, containerContext(pod, c, false)).get(resourceName);
+      if (q != null) {
+        sum = sum == null ? q : sum.add(q);
+      }
+    }
+    for (Container c : containers(pod, true)) {
+      Quantity q = resourceList(c, true, containerContext(pod, c, true)).get(resourceName);
+      if (q != null && (sum == null || sum.compareTo(q) < 0)) {
+        sum = q;
+      }
+    }
+    return sum;
+  }
+
+  /**
    * Go {@code PodRequests(pod, PodResourcesOptions{SkipContainerLevelResources:
    * IsPodLevelResourcesSet(pod), ExcludeOverhead: true})}, the map {@link #requestQuantity} reads.
    */
   public static Map<String, Quantity> podRequests(Pod pod) {
+    return podRequests(pod, isPodLevelResourcesSet(pod));
+  }
+
+  private static Map<String, Quantity> podRequests(Pod pod, boolean skipContainerLevel) {
     // Container-level requests are read (and so validated) even when skipped: Go decodes the whole
     // pod first.
     Map<String, Quantity> containerLevel = aggregate(pod, true);
-    Map<String, Quantity> reqs =
-        isPodLevelResourcesSet(pod) ? new LinkedHashMap<>() : containerLevel;
+    Map<String, Quantity> reqs = skipContainerLevel ? new LinkedHashMap<>() : containerLevel;
     if (isPodLevelRequestsSet(pod)) {
       applyPodLevelResources(reqs, podLevel(pod, true));
     }

@@ -17,8 +17,11 @@ import java.util.Map;
  * @param kubeletConfig the {@code kubeletconfig} object of /configz, as a map
  * @param pods the node's active pods, in the informer's order
  * @param summary the stats summary
+ * @param kubeletVersion the Node's {@code status.nodeInfo.kubeletVersion}, null when it reports
+ *     none
  */
-public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Summary summary) {
+public record NodeCapture(
+    Map<String, Object> kubeletConfig, List<Pod> pods, Summary summary, String kubeletVersion) {
 
   /** Reads the three documents; a failed read is an error naming what could not be read. */
   public static NodeCapture of(KubernetesClient client, KubeApi api, String node) {
@@ -85,7 +88,28 @@ public record NodeCapture(Map<String, Object> kubeletConfig, List<Pod> pods, Sum
       }
     }
     pods.sort(NodePodInformer.ORDER);
-    return new NodeCapture((Map<String, Object>) kc, pods, summary);
+    String version;
+    try {
+      version = kubeletVersion(client, node);
+    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+      // the version is for the fixture's kubelet key; without it the capture still stands
+      version = null;
+    }
+    return new NodeCapture((Map<String, Object>) kc, pods, summary, version);
+  }
+
+  /**
+   * The Node's {@code status.nodeInfo.kubeletVersion}, null when the Node reports none.
+   *
+   * @throws RuntimeException when the Node cannot be read
+   */
+  public static String kubeletVersion(KubernetesClient client, String node) {
+    io.fabric8.kubernetes.api.model.Node n = client.nodes().withName(node).get();
+    String v =
+        n == null || n.getStatus() == null || n.getStatus().getNodeInfo() == null
+            ? null
+            : n.getStatus().getNodeInfo().getKubeletVersion();
+    return v == null || v.isBlank() ? null : v;
   }
 
   /** The captured pods without what a fixture does not need (status, managed fields). */

@@ -159,7 +159,6 @@ class KubeletEvictionConfigTest {
         "evictionMinimumReclaim: {memory.available: \"-1Mi\"}|negative eviction minimum reclaim specified for memory.available",
         "evictionMinimumReclaim: {foo: 1Mi}|unsupported eviction signal foo",
         "evictionPressureTransitionPeriod: 5 minutes|evictionPressureTransitionPeriod: time: unknown unit \" minutes\" in duration \"5 minutes\"",
-        "evictionMaxPodGracePeriod: -5|evictionMaxPodGracePeriod: must not be negative: -5",
         "evictionMaxPodGracePeriod: \"30s\"|evictionMaxPodGracePeriod: expected an integer",
         "enforceNodeAllocatable: [pods, pods]|duplicated enforcements \"pods\"",
         "enforceNodeAllocatable: [everything]|option \"everything\" specified for enforceNodeAllocatable",

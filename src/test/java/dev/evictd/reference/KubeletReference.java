@@ -88,9 +88,14 @@ public final class KubeletReference {
   private List<Threshold> thresholdsMet = List.of();
   private Map<Signal, Observed> lastObservations = Map.of();
   private boolean layoutKnown;
+  // the kubelet the configuration was read for: ranking requests, the grace period and the message
+  // follow its version and gates
+  private final dev.evictd.api.Kubelet kubelet;
 
   /** A manager for the node's eviction configuration. */
   public KubeletReference(EvictionConfig config) {
+    this.kubelet =
+        config.kubelet() != null ? config.kubelet() : dev.evictd.k8s.KubeletFeatureGates.newest();
     this.thresholds = List.copyOf(config.thresholds());
     this.layout = config.fsLayout();
     this.pressureTransitionPeriod = config.pressureTransitionPeriod();
@@ -240,8 +245,16 @@ public final class KubeletReference {
       if (!isHardEvictionThreshold(thresholdToReclaim)) {
         gracePeriodOverride = maxPodGracePeriodSeconds;
         Long tgps = pod.getSpec() == null ? null : pod.getSpec().getTerminationGracePeriodSeconds();
-        if (tgps != null) {
+        // 1.32-1.34: AllowOverwriteTerminationGracePeriodSeconds on skips the cap (locked off
+        // from 1.35)
+        if (tgps != null
+            && !kubelet.gate(
+                dev.evictd.api.Kubelet.ALLOW_OVERWRITE_TERMINATION_GRACE_PERIOD_SECONDS)) {
           gracePeriodOverride = Math.min(maxPodGracePeriodSeconds, tgps);
+        }
+        // the pod worker raises a grace period below 1 to 1 when it kills
+        if (gracePeriodOverride < 0) {
+          gracePeriodOverride = 1;
         }
       }
       String message = evictionMessage(resourceToReclaim, pod, statsByUid, sorted, observations);
@@ -785,9 +798,9 @@ public final class KubeletReference {
     return p -> cache.computeIfAbsent(p, f);
   }
 
-  private static CmpFunc exceedMemoryRequests(Map<String, Summary.PodStats> stats) {
+  private CmpFunc exceedMemoryRequests(Map<String, Summary.PodStats> stats) {
     java.util.function.Function<Pod, Quantity> request =
-        perPod(p -> PodResources.requestQuantity(p, "memory"));
+        perPod(p -> PodResources.requestQuantity(p, "memory", kubelet));
     return (p1, p2) -> {
       Summary.PodStats s1 = stats.get(PodFacts.uid(p1));
       Summary.PodStats s2 = stats.get(PodFacts.uid(p2));
@@ -801,9 +814,9 @@ public final class KubeletReference {
     };
   }
 
-  private static CmpFunc memory(Map<String, Summary.PodStats> stats) {
+  private CmpFunc memory(Map<String, Summary.PodStats> stats) {
     java.util.function.Function<Pod, Quantity> request =
-        perPod(p -> PodResources.requestQuantity(p, "memory"));
+        perPod(p -> PodResources.requestQuantity(p, "memory", kubelet));
     return (p1, p2) -> {
       Summary.PodStats s1 = stats.get(PodFacts.uid(p1));
       Summary.PodStats s2 = stats.get(PodFacts.uid(p2));
@@ -834,7 +847,7 @@ public final class KubeletReference {
       Map<String, Summary.PodStats> stats, List<FsStatsType> measure, boolean inodes) {
     String diskResource = inodes ? "inodes" : PodResources.EPHEMERAL_STORAGE;
     java.util.function.Function<Pod, Quantity> request =
-        perPod(p -> PodResources.requestQuantity(p, diskResource));
+        perPod(p -> PodResources.requestQuantity(p, diskResource, kubelet));
     java.util.function.Function<Pod, Quantity> usage =
         perPod(p -> podDiskUsage(stats.get(PodFacts.uid(p)), p, measure, inodes));
     return (p1, p2) -> {
@@ -857,7 +870,7 @@ public final class KubeletReference {
         perPod(
             p ->
                 podDiskUsage(stats.get(PodFacts.uid(p)), p, measure, inodes)
-                    .sub(PodResources.requestQuantity(p, PodResources.EPHEMERAL_STORAGE)));
+                    .sub(PodResources.requestQuantity(p, PodResources.EPHEMERAL_STORAGE, kubelet)));
     return (p1, p2) -> {
       Summary.PodStats s1 = stats.get(PodFacts.uid(p1));
       Summary.PodStats s2 = stats.get(PodFacts.uid(p2));
@@ -928,7 +941,7 @@ public final class KubeletReference {
   // ---------------------------------------------------------------------------------------------------------------
 
   /** Go {@code evictionMessage} (the message only; annotations are not compared). */
-  private static String evictionMessage(
+  private String evictionMessage(
       String resourceToReclaim,
       Pod pod,
       Map<String, Summary.PodStats> stats,
@@ -961,7 +974,10 @@ public final class KubeletReference {
       return message.toString();
     }
     // Pod level resources will be included in eviction message, along container resources
-    if (resourceToReclaim.equals("memory") && PodResources.isPodLevelResourcesSet(pod)) {
+    // 1.34+ with PodLevelResources on
+    if (resourceToReclaim.equals("memory")
+        && kubelet.podLevelResources()
+        && PodResources.isPodLevelResourcesSet(pod)) {
       ResourceRequirements r = pod.getSpec().getResources();
       if (r.getRequests() != null
           && r.getRequests().containsKey("memory")

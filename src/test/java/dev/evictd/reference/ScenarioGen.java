@@ -89,7 +89,34 @@ public final class ScenarioGen {
     List<Map<String, Object>> pods = c.listOf(0, 6, 0.8, () -> pod(podIndex++));
     active = pods;
     List<Scenario.Step> steps = c.listOf(1, 5, 0.65, this::step);
-    return new Scenario("generated", kc, layout, pods, steps);
+    // chosen last, so that the scenarios before versions keep their choices
+    return new Scenario("generated", kc, layout, pods, steps, kubelet());
+  }
+
+  /**
+   * The kubelet: a version from 1.32 to the newest (null: the newest, unnamed), sometimes with
+   * PodLevelResources turned over, and up to 1.34 AllowOverwriteTerminationGracePeriodSeconds on
+   * (from 1.35 it is locked off).
+   */
+  private Map<String, Object> kubelet() {
+    String version = c.pick(null, "1.32", "1.33", "1.34", "1.35", "1.36", "1.37");
+    if (version == null) {
+      return null;
+    }
+    Map<String, Object> k = new LinkedHashMap<>();
+    k.put("version", version);
+    Map<String, Object> gates = new LinkedHashMap<>();
+    if (c.chance(0.3)) {
+      gates.put("PodLevelResources", c.chance(0.5));
+    }
+    int minor = Integer.parseInt(version.substring(2));
+    if (minor <= 34 && c.chance(0.3)) {
+      gates.put("AllowOverwriteTerminationGracePeriodSeconds", true);
+    }
+    if (!gates.isEmpty()) {
+      k.put("featureGates", gates);
+    }
+    return k;
   }
 
   private Scenario.Step step() {
