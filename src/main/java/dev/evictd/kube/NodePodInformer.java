@@ -67,6 +67,20 @@ public final class NodePodInformer implements PodSource {
   private volatile Instant staleSince;
 
   private volatile boolean watching;
+
+  /** Whether the watch ran once (before that, a failed list is the exception handler's to log). */
+  private volatile boolean everWatched;
+
+  /** Whether the current loss of the watch was warned about. */
+  private volatile boolean warned;
+
+  /**
+   * How long the watch may be down before a warning: the routine end of a watch and the re-list
+   * after a 410 take well under a second, a reconnect attempt after a failure at most 4 s ({@link
+   * KubeClients#WATCH_RECONNECT_INTERVAL}).
+   */
+  static final Duration WATCH_LOSS_WARN_AFTER = Duration.ofSeconds(5);
+
   private java.util.concurrent.ScheduledExecutorService monitor;
 
   /** How often the watch's state is looked at (for the log and the view's age). */
@@ -145,30 +159,46 @@ public final class NodePodInformer implements PodSource {
   }
 
   /**
-   * Looks at the watch: a lost watch and its reconnection are logged (once each), and the time the
-   * view went stale is kept for {@link #viewAge}.
+   * Looks at the watch and keeps the time the view went stale for {@link #viewAge}. The API server
+   * ends every watch after 5-10 minutes (and answers 410 Gone when the informer must list again): a
+   * watch back within {@link #WATCH_LOSS_WARN_AFTER} is logged at INFO; one down for longer gets
+   * one warning, and its return an INFO line with how long the view was stale.
    */
   private void checkWatch() {
     boolean now = informer.hasSynced() && informer.isWatching();
+    Instant t = clock.instant();
     if (now == watching) {
+      Instant since = staleSince;
+      if (!now
+          && !warned
+          && everWatched
+          && since != null
+          && Duration.between(since, t).compareTo(WATCH_LOSS_WARN_AFTER) >= 0) {
+        warned = true;
+        LOG.warn(
+            "pods of node {}: pod watch lost {} ms ago (API server {}); the pod view may be stale"
+                + " until it reconnects",
+            nodeName,
+            Duration.between(since, t).toMillis(),
+            apiServer);
+      }
       return;
     }
     watching = now;
-    Instant t = clock.instant();
     if (now) {
       Instant since = staleSince;
       staleSince = null;
-      LOG.info(
-          "pods of node {}: watching (view current again after {} ms)",
-          nodeName,
-          since == null ? 0 : Duration.between(since, t).toMillis());
+      long ms = since == null ? 0 : Duration.between(since, t).toMillis();
+      failures.set(0);
+      if (everWatched && !warned) {
+        LOG.info("pods of node {}: watch renewed after {} ms", nodeName, ms);
+      } else {
+        LOG.info("pods of node {}: watching (view current again after {} ms)", nodeName, ms);
+      }
+      everWatched = true;
+      warned = false;
     } else {
       staleSince = t;
-      LOG.warn(
-          "pods of node {}: pod watch lost (API server {}); the pod view may be stale until it"
-              + " reconnects",
-          nodeName,
-          apiServer);
     }
   }
 

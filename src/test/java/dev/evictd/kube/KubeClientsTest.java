@@ -29,6 +29,25 @@ class KubeClientsTest {
   }
 
   @Test
+  void theInformerWaitsAtMostFourSecondsBetweenReconnectAttempts() {
+    Config c =
+        KubeClients.configure(
+            new ConfigBuilder(Config.empty()).withMasterUrl("https://10.0.0.1:6443").build(),
+            KubeSettings.DEFAULTS);
+    // fabric8's informer backoff: this interval doubled per failure, at most 2^5 times (the
+    // longest wait between the API server answering again and the informer asking)
+    var backoff =
+        new io.fabric8.kubernetes.client.utils.ExponentialBackoffIntervalCalculator(
+            c.getWatchReconnectInterval(), -1);
+    long longest = 0;
+    for (int i = 0; i < 20; i++) {
+      longest = Math.max(longest, backoff.nextReconnectInterval());
+    }
+    assertThat(c.getWatchReconnectInterval()).isEqualTo(125);
+    assertThat(longest).isEqualTo(4000);
+  }
+
+  @Test
   void theClientUsesTheJdkHttpClientAndAsksOnce() {
     try (FakeKubeApiServer api = FakeKubeApiServer.start();
         KubernetesClient client = api.client(KubeSettings.DEFAULTS)) {

@@ -4,6 +4,7 @@ import static dev.evictd.testing.FakeKubeApiServer.await;
 import static dev.evictd.testing.TestPods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import dev.evictd.testing.FakeKubeApiServer;
 import dev.evictd.testing.PodsWithSecrets;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -270,5 +271,70 @@ class NodePodInformerTest {
     assertThat(informer.viewAge()).isEqualTo(age.plusSeconds(31));
     // the last known pods are still served
     assertThat(keys(informer.activePods())).containsExactly("ns/first");
+  }
+
+  @Test
+  void aLostWatchIsWarnedAboutOnlyOnceItStaysDownLongerThanARoutineRenewal() {
+    var clock =
+        new dev.evictd.testing.MutableClock(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+    api.create(pod("ns", "first", "node-a"));
+    var log = new ch.qos.logback.core.read.ListAppender<ILoggingEvent>();
+    var logger =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NodePodInformer.class);
+    var level = logger.getLevel();
+    logger.setLevel(ch.qos.logback.classic.Level.INFO);
+    log.start();
+    logger.addAppender(log);
+    try {
+      informer = new NodePodInformer(client, "node-a", clock);
+      assertThat(informer.start(WAIT)).isTrue();
+      // (the clock moves first: the view's age is zero only once the watch was seen)
+      clock.advance(Duration.ofSeconds(1));
+      assertThat(await(() -> informer.viewAge().isZero(), WAIT)).isTrue();
+      api.close();
+      // simulated time moves a second at a time until the loss is seen
+      assertThat(
+              await(
+                  () -> {
+                    clock.advance(Duration.ofSeconds(1));
+                    return !informer.viewAge().isZero();
+                  },
+                  WAIT))
+          .isTrue();
+      // down for less than a routine renewal may take: no warning
+      clock.advance(
+          NodePodInformer.WATCH_LOSS_WARN_AFTER.minus(informer.viewAge()).minusSeconds(1));
+      sleep(3 * NodePodInformer.MONITOR_PERIOD.toMillis());
+      assertThat(watchWarnings(log)).isEmpty();
+      // longer: one warning, however long it stays down
+      clock.advance(Duration.ofSeconds(2));
+      assertThat(await(() -> watchWarnings(log).size() == 1, WAIT))
+          .as(() -> log.list.stream().map(ILoggingEvent::toString).toList().toString())
+          .isTrue();
+      clock.advance(Duration.ofMinutes(1));
+      sleep(3 * NodePodInformer.MONITOR_PERIOD.toMillis());
+      assertThat(watchWarnings(log)).hasSize(1);
+      assertThat(watchWarnings(log).get(0)).contains("pod watch lost").contains("ms ago");
+    } finally {
+      logger.detachAppender(log);
+      logger.setLevel(level);
+    }
+  }
+
+  private static List<String> watchWarnings(
+      ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log) {
+    return log.list.stream()
+        .filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+        .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .filter(m -> m.contains("pod watch lost"))
+        .toList();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
