@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -174,6 +175,7 @@ class AgentFaultTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void aCgroupRemovedUnderTheNotifierIsSurvived() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     LinkedBlockingQueue<MemcgThresholdCrossed> events = new LinkedBlockingQueue<>();

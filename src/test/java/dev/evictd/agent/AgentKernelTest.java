@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * syncs at once when a process drives the cgroup past a memory threshold, long before the next
  * interval.
  */
+@Tag("cgroup-v1")
 class AgentKernelTest {
   /** One client for every probe and scrape (a JDK client per call leaves its threads behind). */
   private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class EvictionManagerTest {
@@ -394,6 +395,7 @@ class EvictionManagerTest {
   }
 
   @Test
+  @Tag("native")
   void withAnEventPollTheLoopWaitsInItOtherThreadsTriggersWakeItAndCloseClosesIt()
       throws Exception {
     dev.evictd.linux.EventPoll poll = dev.evictd.linux.EventPoll.open();

@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -143,6 +144,7 @@ class SyncThreadTakeoverTest {
   }
 
   @Test
+  @Tag("native")
   void withAnEventPollTheNewSyncThreadWaitsInItAndTriggersStillReachTheLoop() throws Exception {
     dev.evictd.linux.EventPoll poll = dev.evictd.linux.EventPoll.open();
     org.junit.jupiter.api.Assumptions.assumeTrue(poll != null, "no eventfd here");

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -285,17 +286,21 @@ class QuantityTest {
     assertThat(Quantity.parse("1e14").toString()).isEqualTo("100e12"); // 14 % 3 != 0: not cached
     assertThat(Quantity.parse("1E2147483647").canonical()).isEqualTo("10e2147483646");
     assertThat(Quantity.parse("1E-2147483647").toString()).isEqualTo("1e-9");
-    for (String s :
-        List.of(
-            "1E2147483648",
-            "1E-2147483648",
-            "1E4294967297",
-            "1E8589934592",
-            "1E9223372036854775807",
-            "1E9223372036854775808",
-            "1E6024865272343")) {
-      assertThatThrownBy(() -> Quantity.parse(s)).hasMessage(Quantity.ERR_SUFFIX);
-    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "1E2147483648",
+        "1E-2147483648",
+        "1E4294967297",
+        "1E8589934592",
+        "1E9223372036854775807",
+        "1E9223372036854775808",
+        "1E6024865272343"
+      })
+  void decimalExponentPastInt32IsRefused(String s) {
+    assertThatThrownBy(() -> Quantity.parse(s)).hasMessage(Quantity.ERR_SUFFIX);
   }
 
   @Test
@@ -601,30 +606,32 @@ class QuantityTest {
     return new BigDecimal(s);
   }
 
+  @ParameterizedTest
+  @CsvSource({
+    "1e-2147483647, 1n",
+    "-1e-2147483647, -1n",
+    "1e-100, 1n",
+    "-1e-100, -1n",
+    "1e-10, 1n",
+    "9e-10, 1n",
+    "-9e-10, -1n",
+    "1e-9, 1n",
+    "-1e-9, -1n",
+    "2e-9, 2n",
+    "15e-10, 2n",
+    "1000000000000000000000e-30, 1n",
+    "1000000000000000000001e-30, 2n",
+    "999999999999999999999e-30, 1n",
+    "0e-2147483647, 0",
+    "0.0e-100, 0",
+    "0.00000000000000000000001Ki, 1n",
+  })
+  void subNanoRoundsAwayFromZero(String in, String expected) {
+    assertThat(Quantity.parse(in).compareTo(Quantity.parse(expected))).as(in).isZero();
+  }
+
   @Test
   void subNanoRoundsAwayFromZeroWithoutMaterialising() {
-    String[][] table = {
-      {"1e-2147483647", "1n"},
-      {"-1e-2147483647", "-1n"},
-      {"1e-100", "1n"},
-      {"-1e-100", "-1n"},
-      {"1e-10", "1n"},
-      {"9e-10", "1n"},
-      {"-9e-10", "-1n"},
-      {"1e-9", "1n"},
-      {"-1e-9", "-1n"},
-      {"2e-9", "2n"},
-      {"15e-10", "2n"},
-      {"1000000000000000000000e-30", "1n"},
-      {"1000000000000000000001e-30", "2n"},
-      {"999999999999999999999e-30", "1n"},
-      {"0e-2147483647", "0"},
-      {"0.0e-100", "0"},
-      {"0.00000000000000000000001Ki", "1n"},
-    };
-    for (String[] row : table) {
-      assertThat(Quantity.parse(row[0]).compareTo(Quantity.parse(row[1]))).as(row[0]).isZero();
-    }
     assertThat(Quantity.parse("1e-100").toString()).isEqualTo("1e-9");
     assertThat(Quantity.parse("1e-100").format()).isEqualTo(DECIMAL_EXPONENT);
     assertThat(Quantity.parse("0.0000000000001").toString()).isEqualTo("1n");
@@ -738,83 +745,78 @@ class QuantityTest {
     assertThat(q.milliValue()).isEqualTo(milli);
   }
 
-  @Test
-  void scaledValue() {
-    int[][] table = {
-      {-9, -9, 1},
-      {-9, -6, 1},
-      {-9, -3, 1},
-      {-9, 0, 1},
-      {-6, -9, 1000},
-      {-6, -6, 1},
-      {-6, -3, 1},
-      {-6, 0, 1},
-      {-3, -9, 1000 * 1000},
-      {-3, -6, 1000},
-      {-3, -3, 1},
-      {-3, 0, 1},
-      {0, -9, 1000 * 1000 * 1000},
-      {0, -6, 1000 * 1000},
-      {0, -3, 1000},
-      {0, 0, 1},
-      {2, -2, 100 * 100},
-    };
-    for (int[] row : table) {
-      assertThat(Quantity.ofScaled(1, row[0]).scaledValue(row[1]))
-          .as("%d->%d", row[0], row[1])
-          .isEqualTo(row[2]);
-    }
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+    "-9, -9, 1",
+    "-9, -6, 1",
+    "-9, -3, 1",
+    "-9, 0, 1",
+    "-6, -9, 1000",
+    "-6, -6, 1",
+    "-6, -3, 1",
+    "-6, 0, 1",
+    "-3, -9, 1000000",
+    "-3, -6, 1000",
+    "-3, -3, 1",
+    "-3, 0, 1",
+    "0, -9, 1000000000",
+    "0, -6, 1000000",
+    "0, -3, 1000",
+    "0, 0, 1",
+    "2, -2, 10000",
+  })
+  void scaledValue(int scale, int to, long expected) {
+    assertThat(Quantity.ofScaled(1, scale).scaledValue(to))
+        .as("%d->%d", scale, to)
+        .isEqualTo(expected);
   }
 
-  @Test
-  void newScaledSet() {
-    Object[][] table = {
-      {1L, -9, "1n"},
-      {1000L, -9, "1u"},
-      {1L, -6, "1u"},
-      {1000L, -6, "1m"},
-      {1L, -3, "1m"},
-      {1000L, -3, "1"},
-      {1L, 0, "1"},
-      {0L, -9, "0"},
-      {0L, -6, "0"},
-      {0L, -3, "0"},
-      {0L, 0, "0"},
-    };
-    for (Object[] row : table) {
-      Quantity q = Quantity.ofScaled((Long) row[0], (Integer) row[1]);
-      assertThat(q.toString()).isEqualTo(row[2]);
-      assertThat(Quantity.parse(q.toString()).scaledValue((Integer) row[1]))
-          .isEqualTo((Long) row[0]);
-    }
+  @ParameterizedTest
+  @CsvSource({
+    "1, -9, 1n",
+    "1000, -9, 1u",
+    "1, -6, 1u",
+    "1000, -6, 1m",
+    "1, -3, 1m",
+    "1000, -3, 1",
+    "1, 0, 1",
+    "0, -9, 0",
+    "0, -6, 0",
+    "0, -3, 0",
+    "0, 0, 0",
+  })
+  void newScaledSet(long value, int scale, String text) {
+    Quantity q = Quantity.ofScaled(value, scale);
+    assertThat(q.toString()).isEqualTo(text);
+    assertThat(Quantity.parse(q.toString()).scaledValue(scale)).isEqualTo(value);
   }
 
-  @Test
-  void newSetAndMilliNewSet() {
-    Object[][] table = {
-      {1L, DECIMAL_SI, "1"},
-      {1000L, DECIMAL_SI, "1k"},
-      {1234000L, DECIMAL_SI, "1234k"},
-      {1024L, BINARY_SI, "1Ki"},
-      {1024L * 1024, BINARY_SI, "1Mi"},
-    };
-    for (Object[] row : table) {
-      Quantity q = Quantity.of((Long) row[0], (Format) row[1]);
-      assertThat(q.toString()).isEqualTo(row[2]);
-      assertThat(Quantity.parse(q.toString()).value()).isEqualTo((Long) row[0]);
-    }
-    Object[][] milli = {
-      {1L, DECIMAL_SI, "1m"},
-      {1000L, DECIMAL_SI, "1"},
-      {1234000L, DECIMAL_SI, "1234"},
-      {1024L, BINARY_SI, "1024m"},
-      {1024L * 1024, BINARY_SI, "1048576m"},
-    };
-    for (Object[] row : milli) {
-      Quantity q = Quantity.ofMilli((Long) row[0], (Format) row[1]);
-      assertThat(q.toString()).isEqualTo(row[2]);
-      assertThat(Quantity.parse(q.toString()).milliValue()).isEqualTo((Long) row[0]);
-    }
+  @ParameterizedTest
+  @CsvSource({
+    "1, DECIMAL_SI, 1",
+    "1000, DECIMAL_SI, 1k",
+    "1234000, DECIMAL_SI, 1234k",
+    "1024, BINARY_SI, 1Ki",
+    "1048576, BINARY_SI, 1Mi",
+  })
+  void newSet(long value, Format format, String text) {
+    Quantity q = Quantity.of(value, format);
+    assertThat(q.toString()).isEqualTo(text);
+    assertThat(Quantity.parse(q.toString()).value()).isEqualTo(value);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "1, DECIMAL_SI, 1m",
+    "1000, DECIMAL_SI, 1",
+    "1234000, DECIMAL_SI, 1234",
+    "1024, BINARY_SI, 1024m",
+    "1048576, BINARY_SI, 1048576m",
+  })
+  void milliNewSet(long milli, Format format, String text) {
+    Quantity q = Quantity.ofMilli(milli, format);
+    assertThat(q.toString()).isEqualTo(text);
+    assertThat(Quantity.parse(q.toString()).milliValue()).isEqualTo(milli);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -967,17 +969,21 @@ class QuantityTest {
   // Cmp / CmpInt64
   // -------------------------------------------------------------------------------------------------------------
 
-  @Test
-  void cmp() {
-    assertThat(Quantity.parse("0").compareTo(Quantity.parse("0"))).isZero();
-    assertThat(Quantity.parse("100m").compareTo(Quantity.parse("50m"))).isEqualTo(1);
-    assertThat(Quantity.parse("50m").compareTo(Quantity.parse("100m"))).isEqualTo(-1);
-    assertThat(Quantity.parse("10000T").compareTo(Quantity.parse("100Gi"))).isEqualTo(1);
-    assertThat(Quantity.parse("1Gi").compareTo(Quantity.parse("1073741824"))).isZero();
-    assertThat(Quantity.parse("1G").compareTo(Quantity.parse("1Gi"))).isEqualTo(-1);
-    assertThat(Quantity.parse("-1G").compareTo(Quantity.parse("-1Gi"))).isEqualTo(1);
-    assertThat(Quantity.parse("0Ki").compareTo(Quantity.ZERO)).isZero();
-    assertThat(Quantity.parse("-1n").compareTo(Quantity.ZERO)).isEqualTo(-1);
+  @ParameterizedTest
+  @CsvSource({
+    "0, 0, 0",
+    "100m, 50m, 1",
+    "50m, 100m, -1",
+    "10000T, 100Gi, 1",
+    "1Gi, 1073741824, 0",
+    "1G, 1Gi, -1",
+    "-1G, -1Gi, 1",
+    "0Ki, ZERO, 0",
+    "-1n, ZERO, -1",
+  })
+  void cmp(String a, String b, int expected) {
+    Quantity right = "ZERO".equals(b) ? Quantity.ZERO : Quantity.parse(b);
+    assertThat(Quantity.parse(a).compareTo(right)).isEqualTo(expected);
   }
 
   static Stream<Arguments> cmpInt64AndDecTable() {
@@ -1014,16 +1020,20 @@ class QuantityTest {
     assertThat(b.compareTo(a)).isEqualTo(-expected);
   }
 
-  @Test
-  void cmpInt64() {
-    assertThat(Quantity.parse("1023").compareTo(1024)).isEqualTo(-1);
-    assertThat(Quantity.parse("1Ki").compareTo(1024)).isZero();
-    assertThat(Quantity.parse("1025").compareTo(1024)).isEqualTo(1);
-    assertThat(Quantity.parse("1023.5").compareTo(1023)).isEqualTo(1);
-    assertThat(Quantity.parse("-1024.5").compareTo(-1024)).isEqualTo(-1);
-    assertThat(Quantity.parse("9223372036854775808").compareTo(Long.MAX_VALUE)).isEqualTo(1);
-    assertThat(Quantity.parse("-9223372036854775808").compareTo(Long.MIN_VALUE)).isZero();
-    assertThat(Quantity.ZERO.compareTo(0)).isZero();
+  @ParameterizedTest
+  @CsvSource({
+    "1023, 1024, -1",
+    "1Ki, 1024, 0",
+    "1025, 1024, 1",
+    "1023.5, 1023, 1",
+    "-1024.5, -1024, -1",
+    "9223372036854775808, 9223372036854775807, 1",
+    "-9223372036854775808, -9223372036854775808, 0",
+    "ZERO, 0, 0",
+  })
+  void cmpInt64(String q, long v, int expected) {
+    Quantity left = "ZERO".equals(q) ? Quantity.ZERO : Quantity.parse(q);
+    assertThat(left.compareTo(v)).isEqualTo(expected);
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -98,6 +99,7 @@ class HostCommandsTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void doctorOnThisHostReportsTheMemcgNotifierAndPsiOk() {
     TestCgroup.assumeRootWithCgroupV1();
     Run r = run("doctor");

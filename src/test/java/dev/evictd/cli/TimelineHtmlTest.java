@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -186,6 +187,7 @@ class TimelineHtmlTest {
 
   @ParameterizedTest
   @ValueSource(strings = {SOFT, RATE_GUARD, RATE_GUARD + " --against default", SCALE})
+  @Tag("chromium")
   void chromiumShowsItWithEveryLabelInsideThePictureAndClearOfTheOthers(
       String command, @TempDir Path dir) throws Exception {
     Path chromium = chromium();
@@ -249,6 +251,7 @@ class TimelineHtmlTest {
   }
 
   @Test
+  @Tag("chromium")
   void namesAndMessagesFromTheFixtureAreTextNeverMarkup(@TempDir Path dir) throws Exception {
     Path fixture = dir.resolve("evil.yaml");
     Files.writeString(fixture, EVIL_FIXTURE);

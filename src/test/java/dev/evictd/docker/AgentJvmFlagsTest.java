@@ -115,7 +115,7 @@ class AgentJvmFlagsTest {
   @Test
   void theCliInTheImageCompilesLaterAndInlinesLess() throws Exception {
     // the image's CLI (evictd plan, test, rules check) gets both variables: C1 compiles after three
-    // times the usual calls and inlines less, for start-up (README, Performance)
+    // times the usual calls and inlines less, for start-up (docs/performance.md)
     Map<String, String> cli =
         finalFlags(Map.of("JAVA_TOOL_OPTIONS", imageFlags(), "JDK_JAVA_OPTIONS", imageCliFlags()));
     assertThat(cli.get("CompileThresholdScaling")).isEqualTo("3.000000");

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class CgroupKillEvictorTest {
@@ -45,6 +46,7 @@ class CgroupKillEvictorTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void sigtermFirstThenSigkillOnceTheGracePeriodIsOverWithoutBlockingTheCaller() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     pods = TestCgroup.create("kill");
@@ -157,6 +159,7 @@ class CgroupKillEvictorTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void everyPodOfASystemdDriverTreeIsFoundAndKilledWithPodsCgroupKubepodsSlice() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     pods = TestCgroup.create("kill-systemd");

@@ -4,6 +4,7 @@ import static dev.evictd.api.Quantity.Format.BINARY_SI;
 import static dev.evictd.api.Quantity.Format.DECIMAL_SI;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.evictd.api.ConfigException;
 import dev.evictd.api.Quantity;
@@ -14,8 +15,14 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 class PodResourcesTest {
@@ -65,23 +72,27 @@ class PodResourcesTest {
       assertThat(PodResources.requestQuantity(p, "cpu").milliValue()).isEqualTo(1600);
     }
 
-    @Test
-    void absentResourceIsZeroInTheResourcesDefaultFormat() {
-      Pod p =
-          spec(
-              """
+    private static final String ONE_BARE_CONTAINER =
+        """
             containers:
             - name: a
-          """);
-      for (String name : new String[] {"memory", "storage", "ephemeral-storage"}) {
-        Quantity r = PodResources.requestQuantity(p, name);
-        assertThat(r.isZero()).isTrue();
-        assertThat(r.format()).as(name).isEqualTo(BINARY_SI);
-        assertThat(r.toString()).isEqualTo("0");
-      }
-      for (String name : new String[] {"cpu", "pods", "nvidia.com/gpu", "hugepages-2Mi"}) {
-        assertThat(PodResources.requestQuantity(p, name).format()).as(name).isEqualTo(DECIMAL_SI);
-      }
+          """;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"memory", "storage", "ephemeral-storage"})
+    void absentResourceIsZeroInTheResourcesDefaultFormat(String name) {
+      Quantity r = PodResources.requestQuantity(spec(ONE_BARE_CONTAINER), name);
+      assertThat(r.isZero()).isTrue();
+      assertThat(r.format()).as(name).isEqualTo(BINARY_SI);
+      assertThat(r.toString()).isEqualTo("0");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cpu", "pods", "nvidia.com/gpu", "hugepages-2Mi"})
+    void absentResourceOtherThanBytesIsZeroInDecimalSi(String name) {
+      assertThat(PodResources.requestQuantity(spec(ONE_BARE_CONTAINER), name).format())
+          .as(name)
+          .isEqualTo(DECIMAL_SI);
     }
 
     @Test
@@ -780,44 +791,38 @@ class PodResourcesTest {
       return PodResources.qosClass(spec(specYaml));
     }
 
-    @Test
-    void bestEffort() {
-      assertThat(
-              qos(
-                  """
+    /** The cases of ComputePodQOS: what each shows, the pod's spec, its class. */
+    static Stream<Arguments> qosTable() {
+      return Stream.of(
+          arguments(
+              "bestEffort",
+              """
             containers:
             - name: a
             - name: b
               resources: {}
-          """))
-          .isEqualTo(PodResources.BEST_EFFORT);
-      // only cpu and memory are QoS compute resources
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BEST_EFFORT),
+          arguments(
+              "bestEffort: only cpu and memory are QoS compute resources",
+              """
             containers:
             - name: a
               resources: {requests: {ephemeral-storage: 1Gi}, limits: {nvidia.com/gpu: "1"}}
-          """))
-          .isEqualTo(PodResources.BEST_EFFORT);
-      // explicit zero requests
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BEST_EFFORT),
+          arguments(
+              "bestEffort: explicit zero requests",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: "0", memory: "0"}}
-          """))
-          .isEqualTo(PodResources.BEST_EFFORT);
-      assertThat(PodResources.qosClass(spec("  containers: []\n")))
-          .isEqualTo(PodResources.BEST_EFFORT);
-    }
-
-    @Test
-    void guaranteed() {
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BEST_EFFORT),
+          arguments("bestEffort: no containers", "  containers: []\n", PodResources.BEST_EFFORT),
+          arguments(
+              "guaranteed",
+              """
             initContainers:
             - name: init
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: 1000m, memory: "1073741824"}}
@@ -828,126 +833,111 @@ class PodResourcesTest {
               resources:
                 requests: {cpu: "2", memory: 2Gi, ephemeral-storage: 1Gi}
                 limits: {cpu: "2", memory: 2Gi}
-          """))
-          .isEqualTo(PodResources.GUARANTEED);
-    }
-
-    @Test
-    void burstable() {
-      // requests only
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.GUARANTEED),
+          arguments(
+              "burstable: requests only",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: 100m, memory: 100Mi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // requests below limits
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "burstable: requests below limits",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: 100m, memory: 100Mi}, limits: {cpu: 200m, memory: 100Mi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // cpu only, even when request equals limit: memory is best effort, cpu is guaranteed
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "burstable: cpu only, even when request equals limit: memory is best effort, cpu is guaranteed",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: "1"}, limits: {cpu: "1"}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // one guaranteed container and one best-effort container
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "burstable: one guaranteed container and one best-effort container",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
             - name: b
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // a best-effort init container spoils a guaranteed pod
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "burstable: a best-effort init container spoils a guaranteed pod",
+              """
             initContainers:
             - name: init
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // a zero limit does not match a non-zero request
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "burstable: a zero limit does not match a non-zero request",
+              """
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "0", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-    }
-
-    @Test
-    void limitsOnlyAreBurstableUntilDefaultingCopiesThemToRequests() {
-      // ComputePodQOS does not default: a raw pod with limits only is Burstable
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "limitsOnlyAreBurstableUntilDefaultingCopiesThemToRequests: ComputePodQOS does not default: a raw pod with limits only is Burstable",
+              """
             containers:
             - name: a
               resources: {limits: {cpu: "1", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // the API server defaults requests to limits, and the defaulted pod is Guaranteed
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "limitsOnlyAreBurstableUntilDefaultingCopiesThemToRequests: the API server defaults requests to limits, and the defaulted pod is Guaranteed",
+              """
             containers:
             - name: a
               resources: {limits: {cpu: "1", memory: 1Gi}, requests: {cpu: "1", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.GUARANTEED);
-    }
-
-    @Test
-    void podLevelResourcesDecide() {
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.GUARANTEED),
+          arguments(
+              "podLevelResourcesDecide",
+              """
             resources:
               requests: {cpu: "1", memory: 1Gi}
               limits: {cpu: "1", memory: 1Gi}
             containers:
             - name: a
               resources: {requests: {cpu: 100m}}
-          """))
-          .isEqualTo(PodResources.GUARANTEED);
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.GUARANTEED),
+          arguments(
+              "podLevelResourcesDecide",
+              """
             resources:
               requests: {cpu: "1", memory: 1Gi}
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.BURSTABLE);
-      // present but empty pod-level resources make the pod BestEffort whatever its containers say
-      assertThat(
-              qos(
-                  """
+          """,
+              PodResources.BURSTABLE),
+          arguments(
+              "podLevelResourcesDecide: present but empty pod-level resources make the pod BestEffort whatever its containers say",
+              """
             resources: {}
             containers:
             - name: a
               resources: {requests: {cpu: "1", memory: 1Gi}, limits: {cpu: "1", memory: 1Gi}}
-          """))
-          .isEqualTo(PodResources.BEST_EFFORT);
+          """,
+              PodResources.BEST_EFFORT));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("qosTable")
+    void qosClass(String what, String specYaml, String expected) {
+      assertThat(qos(specYaml)).as(what).isEqualTo(expected);
     }
 
     @Test
@@ -994,62 +984,64 @@ class PodResourcesTest {
           .build();
     }
 
-    @Test
-    void staticPods() {
-      assertThat(
-              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "file"), null)))
-          .isTrue();
-      assertThat(
-              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "http"), null)))
-          .isTrue();
-      assertThat(PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", ""), null)))
-          .isTrue();
-      assertThat(
-              PodResources.isStatic(annotated(Map.of("kubernetes.io/config.source", "api"), null)))
-          .isFalse();
-      assertThat(PodResources.isStatic(annotated(Map.of(), null))).isFalse();
-      Map<String, String> nullValue = new HashMap<>();
-      nullValue.put("kubernetes.io/config.source", null);
-      assertThat(PodResources.isStatic(annotated(nullValue, null))).isTrue();
+    static Stream<Arguments> staticTable() {
+      return Stream.of(
+          arguments("kubernetes.io/config.source", "file", true),
+          arguments("kubernetes.io/config.source", "http", true),
+          arguments("kubernetes.io/config.source", "", true),
+          arguments("kubernetes.io/config.source", "api", false),
+          arguments(null, null, false), // no annotation
+          arguments("kubernetes.io/config.source", null, true));
     }
 
-    @Test
-    void mirrorPods() {
-      assertThat(
-              PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", "abc"), null)))
-          .isTrue();
-      assertThat(PodResources.isMirror(annotated(Map.of("kubernetes.io/config.mirror", ""), null)))
-          .isTrue();
-      assertThat(
-              PodResources.isMirror(annotated(Map.of("kubernetes.io/config.source", "api"), null)))
-          .isFalse();
+    @ParameterizedTest
+    @MethodSource("staticTable")
+    void staticPods(String key, String value, boolean expected) {
+      assertThat(PodResources.isStatic(annotated(annotation(key, value), null)))
+          .isEqualTo(expected);
     }
 
-    @Test
-    void criticalPods() {
-      assertThat(PodResources.isCritical(annotated(Map.of(), 2_000_000_000))).isTrue();
-      assertThat(PodResources.isCritical(annotated(Map.of(), 2_000_001_000))).isTrue();
-      assertThat(PodResources.isCritical(annotated(Map.of(), 1_999_999_999))).isFalse();
-      assertThat(PodResources.isCritical(annotated(Map.of(), null))).isFalse();
-      assertThat(PodResources.isCritical(annotated(Map.of(), -5))).isFalse();
-      assertThat(
-              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "file"), 0)))
-          .isTrue();
-      assertThat(
-              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.mirror", "x"), -10)))
-          .isTrue();
-      assertThat(
-              PodResources.isCritical(annotated(Map.of("kubernetes.io/config.source", "api"), 10)))
-          .isFalse();
+    @ParameterizedTest
+    @CsvSource({
+      "kubernetes.io/config.mirror, abc, true",
+      "kubernetes.io/config.mirror, '', true",
+      "kubernetes.io/config.source, api, false",
+    })
+    void mirrorPods(String key, String value, boolean expected) {
+      assertThat(PodResources.isMirror(annotated(Map.of(key, value), null))).isEqualTo(expected);
     }
 
-    @Test
-    void priority() {
-      assertThat(PodResources.priority(annotated(Map.of(), null))).isZero();
-      assertThat(PodResources.priority(annotated(Map.of(), 1000))).isEqualTo(1000);
-      assertThat(PodResources.priority(annotated(Map.of(), -7))).isEqualTo(-7);
-      assertThat(PodResources.priority(annotated(Map.of(), 2_000_001_000)))
-          .isEqualTo(2_000_001_000);
+    static Stream<Arguments> criticalTable() {
+      return Stream.of(
+          arguments(Map.of(), 2_000_000_000, true),
+          arguments(Map.of(), 2_000_001_000, true),
+          arguments(Map.of(), 1_999_999_999, false),
+          arguments(Map.of(), null, false),
+          arguments(Map.of(), -5, false),
+          arguments(Map.of("kubernetes.io/config.source", "file"), 0, true),
+          arguments(Map.of("kubernetes.io/config.mirror", "x"), -10, true),
+          arguments(Map.of("kubernetes.io/config.source", "api"), 10, false));
+    }
+
+    @ParameterizedTest
+    @MethodSource("criticalTable")
+    void criticalPods(Map<String, String> annotations, Integer priority, boolean expected) {
+      assertThat(PodResources.isCritical(annotated(annotations, priority))).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource({", 0", "1000, 1000", "-7, -7", "2000001000, 2000001000"})
+    void priority(Integer priority, int expected) {
+      assertThat(PodResources.priority(annotated(Map.of(), priority))).isEqualTo(expected);
+    }
+
+    /** One annotation (its value may be null), or none when the key is null. */
+    private static Map<String, String> annotation(String key, String value) {
+      Map<String, String> m = new HashMap<>();
+      if (key != null) {
+        m.put(key, value);
+      }
+      return m;
     }
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.evictd.testing.Fixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -187,6 +188,7 @@ class CgroupsTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void walkerFindsEveryNestedCgroupOnTheRealHierarchy() throws Exception {
     dev.evictd.testing.TestCgroup.assumeRootWithCgroupV1();
     try (dev.evictd.testing.TestCgroup cg = dev.evictd.testing.TestCgroup.create("walker")) {

@@ -13,12 +13,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Poll loops with no thread of their own, polled by the thread that awaits their {@link EventPoll}
  * (the agent's sync loop), on real eventfds (any user; Linux with libc bound).
  */
+@Tag("native")
 class EventPollTest {
   private final List<String> calls = new CopyOnWriteArrayList<>();
   private final LinkedBlockingQueue<String> stops = new LinkedBlockingQueue<>();

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class HostStatsProviderTest {
@@ -125,6 +126,7 @@ class HostStatsProviderTest {
   }
 
   @Test
+  @Tag("cgroup")
   void thisHostsMemoryIsTheKubeletFormulaOverTheRootMemoryCgroup() throws Exception {
     Cgroups real = Cgroups.detect(HostPaths.DEFAULT_CGROUP_ROOT, null);
     org.junit.jupiter.api.Assumptions.assumeTrue(

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -96,6 +97,7 @@ class LinuxNotifiersTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void onCgroupV1TheMemcgThresholdsAndThePollAsItsSafetyNet() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     try (TestCgroup cg = TestCgroup.create("notifiers")) {

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ class MemcgEventLatencyTest {
   private static final int WARM_UP = 3;
 
   @Test
+  @Tag("cgroup-v1")
   void reportsEventToFactLatencyOverAHundredCrossings() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class MemcgThresholdNotifierTest {
@@ -109,6 +110,7 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void crossingUpAndBackDownArriveAsFacts() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("updown");
@@ -142,6 +144,7 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void usageThatCrossedAfterTheStatisticsIsReportedWhenTheThresholdIsRegistered() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("notifier-below");
@@ -185,6 +188,7 @@ class MemcgThresholdNotifierTest {
    * signalled, labelled UP, and statistics read after it show the threshold met.
    */
   @Test
+  @Tag("cgroup-v1")
   void aCrossingOfALineOffAPageBoundaryIsSignalledUpWithTheThresholdMet() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("page-line");
@@ -224,6 +228,7 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void updateReRegistersAChangedValueAtMostEveryTenSecondsUnlessAskedNow() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("refresh");
@@ -282,6 +287,7 @@ class MemcgThresholdNotifierTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void closeStopsTheThreadWithinASecondClosesEveryDescriptorAndIsIdempotent() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("close");

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -220,6 +221,7 @@ class MemoryPollTest {
   }
 
   @Test
+  @Tag("cgroup-v1")
   void thePollThreadSeesARealMemcgCrossedBothWays() throws Exception {
     TestCgroup.assumeRootWithCgroupV1();
     cgroup = TestCgroup.create("poll");

@@ -10,9 +10,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The shared poll/wake loop on real eventfds (any user; Linux with libc bound). */
+@Tag("native")
 class PollLoopTest {
   private final LinkedBlockingQueue<String> calls = new LinkedBlockingQueue<>();
   private final LinkedBlockingQueue<String> stops = new LinkedBlockingQueue<>();

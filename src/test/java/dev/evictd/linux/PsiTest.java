@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class PsiTest {
@@ -78,6 +79,7 @@ class PsiTest {
   }
 
   @Test
+  @Tag("psi")
   void readsThisHostsPressure() {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
     List<PressureObservation> obs = new PsiReader(Path.of("/proc"), Clock.systemUTC()).read();
@@ -107,6 +109,7 @@ class PsiTest {
   }
 
   @Test
+  @Tag("psi")
   void theKernelAcceptsAMemoryTriggerAndCloseRemovesItOnce() throws Exception {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
     PsiTriggerNotifier n =
@@ -128,6 +131,7 @@ class PsiTest {
   }
 
   @Test
+  @Tag("psi")
   void aWindowThatIsNoMultipleOfTwoSecondsIsRefusedWithoutCapSysResource() throws Exception {
     assumeTrue(Files.isReadable(PROC_MEMORY), "no PSI on this host");
     assumeTrue(
@@ -162,6 +166,7 @@ class PsiTest {
   }
 
   @Test
+  @Tag("psi")
   void cpuPressureRaisesAStallFact() throws Exception {
     Path cpu = Path.of("/proc/pressure/cpu");
     assumeTrue(Files.isReadable(cpu), "no PSI on this host");
