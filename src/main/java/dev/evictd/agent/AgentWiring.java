@@ -82,6 +82,9 @@ final class AgentWiring {
             new EvictionManager.Settings(
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     agent.own(manager);
+    if (node.kernelMemory() != null) {
+      manager.kernelFigures(node.kernelMemory());
+    }
     manager.addReadinessConditions(readiness);
     probation.onSwap(manager::swapRules);
     manager.setProbation(probation);
