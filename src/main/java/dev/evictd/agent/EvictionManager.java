@@ -351,14 +351,6 @@ public final class EvictionManager implements AutoCloseable {
   static final java.util.Set<String> CROSSING_SOURCES =
       java.util.Set.of(MEMCG_SOURCE, dev.evictd.linux.MemoryPoll.SOURCE);
 
-  /** The sources of the kernel's own events: their syncs read the kernel's memory figures. */
-  static final java.util.Set<String> KERNEL_SOURCES =
-      java.util.Set.of(
-          MEMCG_SOURCE,
-          dev.evictd.linux.MemoryPoll.SOURCE,
-          dev.evictd.linux.LinuxNotifiers.PSI_SOURCE,
-          dev.evictd.linux.MemoryEventsNotifier.SOURCE);
-
   private void loop() {
     if (started) {
       lostSyncRules = syncingRules;
@@ -395,10 +387,11 @@ public final class EvictionManager implements AutoCloseable {
           reason += " (+" + coalesced.size() + " coalesced)";
         }
         boolean upwardCrossing = t != null && t.urgent() && CROSSING_SOURCES.contains(t.reason());
-        boolean byKernel = dueRecheck || (t != null && KERNEL_SOURCES.contains(t.reason()));
+        boolean byKernel =
+            dueRecheck || (t != null && SyncStats.KERNEL_SOURCES.contains(t.reason()));
         for (Trigger c : coalesced) {
           upwardCrossing |= c.urgent() && CROSSING_SOURCES.contains(c.reason());
-          byKernel |= KERNEL_SOURCES.contains(c.reason());
+          byKernel |= SyncStats.KERNEL_SOURCES.contains(c.reason());
         }
         if (!running) {
           break;

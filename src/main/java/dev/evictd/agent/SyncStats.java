@@ -4,7 +4,6 @@ import dev.evictd.api.Observation;
 import dev.evictd.api.Signal;
 import dev.evictd.api.StatsException;
 import dev.evictd.ports.StatsProvider;
-import dev.evictd.stats.KernelMemory;
 import dev.evictd.stats.Summary;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,6 +42,17 @@ final class SyncStats {
 
   /** How often a Summary whose refresh is overdue is read again by syncs the kernel triggered. */
   static final Duration OVERDUE_RETRY = Duration.ofSeconds(1);
+
+  /**
+   * The sources of the kernel's own events (memcg, the adaptive poll, PSI, memory.events): their
+   * syncs, and the re-checks of a crossing, read the kernel's memory figures.
+   */
+  static final java.util.Set<String> KERNEL_SOURCES =
+      java.util.Set.of(
+          dev.evictd.linux.LinuxNotifiers.MEMCG_SOURCE,
+          dev.evictd.linux.MemoryPoll.SOURCE,
+          dev.evictd.linux.LinuxNotifiers.PSI_SOURCE,
+          dev.evictd.linux.MemoryEventsNotifier.SOURCE);
 
   /** Where memory figures come from. */
   static final String KERNEL = "kernel";

@@ -1,6 +1,7 @@
-package dev.evictd.stats;
+package dev.evictd.agent;
 
 import dev.evictd.k8s.Observations;
+import dev.evictd.stats.Summary;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,11 +15,11 @@ import java.util.Map;
  * Summary's. A pod the kernel has a cgroup for but the Summary does not list yet (a sample older
  * than the pod) is added with its memory alone.
  */
-public final class KernelMemory {
+final class KernelMemory {
   private KernelMemory() {}
 
   /** {@code summary} with the memory figures {@code kernel} has (its other fields are ignored). */
-  public static Summary overlay(Summary summary, Summary kernel) {
+  static Summary overlay(Summary summary, Summary kernel) {
     if (kernel == null || kernel.node() == null) {
       return summary;
     }

@@ -1,7 +1,8 @@
-package dev.evictd.stats;
+package dev.evictd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.evictd.stats.Summary;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
