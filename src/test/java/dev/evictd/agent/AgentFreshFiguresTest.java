@@ -24,9 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  * server) and the kernel's memory figures from a real cgroup v1 hierarchy the test makes: the
  * Summary is stale (no pressure, the hog's pod at 0 and the idle one at 500Mi), the kernel shows
  * the hog's 96Mi over the hard threshold. A sync the kernel triggers decides on the kernel's
- * figures and deletes the hog; while kernel and Summary disagree, a storm of crossings (what the
- * adaptive poll reported every ~6 ms on a real node) costs no more syncs than {@link SyncPacing}
- * allows and no Summary read before the kubelet's next refresh.
+ * figures, stops the hog's processes on the node and deletes its pod (kill-and-delete, the default
+ * rules' method at a hard threshold; its tmpfs file keeps the memory charged); while kernel and
+ * Summary disagree, a storm of crossings (what the adaptive poll reported every ~6 ms on a real
+ * node) costs no more syncs than {@link SyncPacing} allows and no Summary read before the kubelet's
+ * next refresh.
  */
 class AgentFreshFiguresTest {
   private static final long MI = 1024 * 1024;
@@ -67,8 +69,22 @@ class AgentFreshFiguresTest {
             .as("the kernel's figures rank the hog first (the Summary's rank the idle pod)")
             .isTrue();
         assertThat(api.requests("DELETE", "/api/v1/namespaces/apps/pods/idle")).isEmpty();
-        String metrics = AgentEndToEndTest.get(agent.address(), "/metrics");
-        assertThat(metrics).contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
+        // a hard threshold: the hog's processes were stopped on the node too (kill-and-delete)
+        assertThat(
+                FakeKubeApiServer.await(() -> procs(hogCgroup).isEmpty(), Duration.ofSeconds(10)))
+            .as("the hog's cgroup has no process left")
+            .isTrue();
+        // recorded once the delete has been answered (after the request this test saw)
+        String evicted =
+            "evictd_evictions_total{method=\"kill_and_delete\",outcome=\"evicted\","
+                + "signal=\"memory.available\"} 1.0";
+        assertThat(
+                FakeKubeApiServer.await(
+                    () -> metrics(agent).contains(evicted), Duration.ofSeconds(10)))
+            .as("the eviction counted with its method")
+            .isTrue();
+        assertThat(metrics(agent))
+            .contains("evictd_node_condition{condition=\"MemoryPressure\"} 1.0");
 
         // the storm: a crossing every 2 ms for 2 s while the Summary still shows none
         double syncsBefore = total(agent, "evictd_syncs_total");
@@ -101,6 +117,22 @@ class AgentFreshFiguresTest {
         assertThat(summaryRequests(api)).isEqualTo(requestsBefore);
         assertThat(api.requests("DELETE", "/api/v1/namespaces/apps/pods/idle")).isEmpty();
       }
+    }
+  }
+
+  private static String metrics(Agent agent) {
+    try {
+      return AgentEndToEndTest.get(agent.address(), "/metrics");
+    } catch (Exception e) {
+      return "";
+    }
+  }
+
+  private static String procs(Path cgroup) {
+    try {
+      return Files.readString(cgroup.resolve("cgroup.procs")).trim();
+    } catch (java.io.IOException e) {
+      return "unreadable: " + e.getMessage();
     }
   }
 
