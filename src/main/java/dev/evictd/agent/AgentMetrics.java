@@ -46,6 +46,7 @@ public final class AgentMetrics {
           .register(registry.getPrometheusRegistry());
   private final Timer syncDuration;
   private final Timer rulesDuration;
+  private final Counter summaryReads;
 
   public AgentMetrics(Clock clock) {
     this.clock = clock;
@@ -68,6 +69,11 @@ public final class AgentMetrics {
     Gauge.builder("evictd_stats_age_seconds", this, m -> m.statsAgeSeconds())
         .description("Seconds since statistics were last read successfully (-1: never)")
         .register(registry);
+    summaryReads =
+        Counter.builder("evictd_summary_reads_total")
+            .description(
+                "Reads of the statistics source (the kubelet's /stats/summary with stats: kubelet)")
+            .register(registry);
     syncDuration =
         Timer.builder("evictd_sync_duration_seconds")
             .description("Duration of a whole sync: statistics, rules, execution")
@@ -117,6 +123,11 @@ public final class AgentMetrics {
   /** Statistics were read. */
   public void statsRead() {
     lastStats.set(clock.instant());
+  }
+
+  /** The statistics source is read (counted before the read: a failed one is a request too). */
+  public void summaryRead() {
+    summaryReads.increment();
   }
 
   /** Statistics could not be read. */

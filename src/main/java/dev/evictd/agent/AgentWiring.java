@@ -16,6 +16,7 @@ import dev.evictd.ports.PodSource;
 import dev.evictd.ruleset.RuleCompiler;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,15 @@ final class AgentWiring {
             new EvictionManager.Settings(
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     agent.own(manager);
+    if (node.kernelMemory() != null) {
+      manager.kernelFigures(node.kernelMemory());
+    }
+    if (!c.dryRun()
+        && c.executor() == dev.evictd.api.EvictionMethod.DELETE
+        && limits.methods().contains(dev.evictd.api.EvictionMethod.KILL_AND_DELETE)) {
+      // the default rules stop a pod's containers at a hard threshold where it has a cgroup here
+      manager.addObservationSource(() -> List.of(killAndDelete(cgroups)));
+    }
     manager.addReadinessConditions(readiness);
     probation.onSwap(manager::swapRules);
     manager.setProbation(probation);
@@ -114,6 +124,17 @@ final class AgentWiring {
     }
     warmUp.started();
     return manager;
+  }
+
+  /** The pods this agent can stop on the node: those with a pod cgroup (none when unreadable). */
+  private static dev.evictd.api.KillAndDeleteAvailable killAndDelete(Cgroups cgroups) {
+    java.util.Set<String> uids;
+    try {
+      uids = cgroups.podCgroups().keySet();
+    } catch (java.io.UncheckedIOException | IllegalStateException e) {
+      uids = java.util.Set.of();
+    }
+    return new dev.evictd.api.KillAndDeleteAvailable(uids);
   }
 
   /**

@@ -31,7 +31,11 @@ public record ConfigKey(String key, RecordComponent component, Setting setting) 
   /** The eviction methods a configuration may name (the rules' {@code DEFAULT} is no method). */
   private static final List<EvictionMethod> METHODS =
       List.of(
-          EvictionMethod.DRY_RUN, EvictionMethod.DELETE, EvictionMethod.EVICT, EvictionMethod.KILL);
+          EvictionMethod.DRY_RUN,
+          EvictionMethod.DELETE,
+          EvictionMethod.EVICT,
+          EvictionMethod.KILL,
+          EvictionMethod.KILL_AND_DELETE);
 
   /** The types a key may have: each has a parser below. */
   private static final Set<Class<?>> PARSED =

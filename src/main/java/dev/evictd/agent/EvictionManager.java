@@ -5,7 +5,6 @@ import dev.evictd.api.EvictionDecision;
 import dev.evictd.api.EvictionMethod;
 import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.Signal;
-import dev.evictd.api.StatsException;
 import dev.evictd.engine.Planner;
 import dev.evictd.engine.RuleSet;
 import dev.evictd.engine.SyncLock;
@@ -58,6 +57,8 @@ public final class EvictionManager implements AutoCloseable {
 
   private final Planner planner;
   private final StatsProvider stats;
+  private volatile SyncStats syncStats;
+  private final SyncPacing pacing = new SyncPacing(SyncPacing.MIN_GAP);
   private final PodSource pods;
   private final EventSink events;
   private final EvictionExecution execution;
@@ -105,13 +106,21 @@ public final class EvictionManager implements AutoCloseable {
       Settings settings) {
     this.planner = planner;
     this.stats = stats;
+    this.syncStats = new SyncStats(stats, null, clock, metrics::summaryRead);
     this.pods = pods;
     this.events = events;
     this.metrics = metrics;
     this.clock = clock;
     this.settings = settings;
+    // the statistics after node-level reclaim: a read counted like the syncs' own
+    StatsProvider counted =
+        () -> {
+          metrics.summaryRead();
+          return stats.summary();
+        };
     this.execution =
-        new EvictionExecution(planner, stats, evictor, reclaimer, events, metrics, clock, settings);
+        new EvictionExecution(
+            planner, counted, evictor, reclaimer, events, metrics, clock, settings);
     this.rulesSha256 = planner.rules().sha256();
     this.abandonedSeen = planner.abandonedRuleThreads();
     this.lastBeat = clock.instant();
@@ -127,6 +136,14 @@ public final class EvictionManager implements AutoCloseable {
    */
   public void addSyncListener(java.util.function.BiConsumer<Summary, EvictionPlan> listener) {
     syncListeners.add(listener);
+  }
+
+  /**
+   * Takes the memory figures of the syncs the kernel triggers from {@code kernel} (before {@link
+   * #start}), and reads the Summary at most once per its refresh ({@link SyncStats}).
+   */
+  public void kernelFigures(Supplier<Summary> kernel) {
+    syncStats = new SyncStats(stats, kernel, clock, metrics::summaryRead);
   }
 
   /** Adds a source of facts observed every sync (e.g. PSI averages). */
@@ -365,17 +382,23 @@ public final class EvictionManager implements AutoCloseable {
         boolean dueRecheck = t == null && waitEndsAtRecheck;
         String reason =
             t != null ? t.reason() : dueRecheck ? "memory crossing re-checked" : "interval";
-        List<Trigger> coalesced = new ArrayList<>();
-        triggers.drainTo(coalesced);
+        List<Trigger> coalesced = paced();
         if (!coalesced.isEmpty()) {
           reason += " (+" + coalesced.size() + " coalesced)";
         }
         boolean upwardCrossing = t != null && t.urgent() && CROSSING_SOURCES.contains(t.reason());
+        boolean byKernel =
+            dueRecheck || (t != null && SyncStats.KERNEL_SOURCES.contains(t.reason()));
         for (Trigger c : coalesced) {
           upwardCrossing |= c.urgent() && CROSSING_SOURCES.contains(c.reason());
+          byKernel |= SyncStats.KERNEL_SOURCES.contains(c.reason());
+        }
+        if (!running) {
+          break;
         }
         headroom.beforeSync();
-        SyncResult r = syncOnce(reason);
+        pacing.started(System.nanoTime());
+        SyncResult r = syncOnce(reason, byKernel);
         if (r.plan() != null && memoryThresholdMet(r.plan())) {
           recheckAt = null; // confirmed: the thresholds' own handling goes on from here
         } else if (upwardCrossing && r.plan() != null) {
@@ -412,6 +435,23 @@ public final class EvictionManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the next sync may start ({@link SyncPacing}), gathering the triggers that come
+   * meanwhile; returns them with those already queued: one sync for them all.
+   */
+  private List<Trigger> paced() throws InterruptedException {
+    List<Trigger> coalesced = new ArrayList<>();
+    long wait;
+    while (running && (wait = pacing.waitNanos(System.nanoTime())) > 0) {
+      Trigger more = nextTrigger(TimeUnit.NANOSECONDS.toMillis(wait + 999_999));
+      if (more != null) {
+        coalesced.add(more);
+      }
+    }
+    triggers.drainTo(coalesced);
+    return coalesced;
+  }
+
   private void beat() {
     lastBeat = clock.instant();
   }
@@ -427,9 +467,14 @@ public final class EvictionManager implements AutoCloseable {
 
   /** Runs one sync now (the loop calls this; tests may too). */
   public SyncResult syncOnce(String reason) {
+    return syncOnce(reason, false);
+  }
+
+  /** Runs one sync now; {@code byKernel}: the kernel asked for it (its figures are read). */
+  SyncResult syncOnce(String reason, boolean byKernel) {
     syncing = true;
     try {
-      return lock.call(() -> syncLocked(reason));
+      return lock.call(() -> syncLocked(reason, byKernel));
     } finally {
       syncing = false;
     }
@@ -453,7 +498,7 @@ public final class EvictionManager implements AutoCloseable {
     return settings;
   }
 
-  private SyncResult syncLocked(String reason) {
+  private SyncResult syncLocked(String reason, boolean byKernel) {
     Instant start = clock.instant();
     RuleSet swap = pendingRules.getAndSet(null);
     if (swap != null) {
@@ -472,11 +517,10 @@ public final class EvictionManager implements AutoCloseable {
       }
     }
     Summary summary;
+    SyncStats.Read read;
     try {
-      summary = stats.summary();
-      if (summary == null) {
-        throw new StatsException("no statistics");
-      }
+      read = syncStats.read(byKernel);
+      summary = read.summary();
       metrics.statsRead();
       lastStatsRead = clock.instant();
       lastStatsFailure = null;
@@ -549,7 +593,7 @@ public final class EvictionManager implements AutoCloseable {
       LOG.error("sync {} ({}) failed, nothing evicted: {}", plan.seq(), reason, plan.failure());
       return new SyncResult("failed", plan, List.of());
     }
-    SyncLog.sync(plan, reason, settings.logEverySync());
+    SyncLog.sync(plan, reason, settings.logEverySync(), read);
     if (plan.signal() != null && !settings.dryRun()) {
       try {
         events.thresholdMet(plan.signal().resource());

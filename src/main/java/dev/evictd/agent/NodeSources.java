@@ -29,13 +29,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the agent reads and acts on: statistics, pods, the evictor, events and taints — and the
- * start-up steps of {@link Agent} that make them, standalone (host statistics, pods from a file, a
- * dry run) or in a cluster (the API client, the kubelet's or the host's statistics, the node's pod
- * informer, the evictors, events and taints).
+ * What the agent reads and acts on: statistics (and, with the kubelet's, the kernel's memory
+ * figures for the syncs the kernel triggers; null with host statistics, which are the kernel's),
+ * pods, the evictor, events and taints — and the start-up steps of {@link Agent} that make them,
+ * standalone (host statistics, pods from a file, a dry run) or in a cluster (the API client, the
+ * kubelet's or the host's statistics, the node's pod informer, the evictors, events and taints).
  */
 record NodeSources(
     StatsProvider stats,
+    java.util.function.Supplier<dev.evictd.stats.Summary> kernelMemory,
     PodSource pods,
     PodEvictor evictor,
     EventSink events,
@@ -66,7 +68,7 @@ record NodeSources(
         "standalone: host statistics, {} pods{}, dry run",
         pods.activePods().size(),
         c.podsFile() == null ? "" : " from " + c.podsFile());
-    return new NodeSources(stats, pods, new DryRunEvictor(), EventSink.NONE, null, null);
+    return new NodeSources(stats, null, pods, new DryRunEvictor(), EventSink.NONE, null, null);
   }
 
   /**
@@ -134,7 +136,14 @@ record NodeSources(
     } else if (c.taints()) {
       LOG.info("taints: dry run, the Node is not tainted");
     }
-    return new NodeSources(stats, pods, evictor, events, taints, kubeletVersion(client, c));
+    return new NodeSources(
+        stats,
+        kernelMemory(c, paths, cgroups, clock),
+        pods,
+        evictor,
+        events,
+        taints,
+        kubeletVersion(client, c));
   }
 
   /**
@@ -159,6 +168,28 @@ record NodeSources(
           e.getMessage());
       return null;
     }
+  }
+
+  /**
+   * The kernel's memory figures where the statistics are the kubelet's Summary and this host's
+   * memory cgroups are mounted (the agent runs on the node); else null.
+   */
+  private static java.util.function.Supplier<dev.evictd.stats.Summary> kernelMemory(
+      AgentConfig c, HostPaths paths, Cgroups cgroups, Clock clock) {
+    if (c.stats().equals("host")) {
+      return null; // every read is the kernel's already
+    }
+    if (cgroups.memoryRoot().isEmpty()) {
+      LOG.warn(
+          "no memory cgroup here ({}): syncs the kernel triggers decide on the kubelet's Summary,"
+              + " which may be 10 s old",
+          cgroups.describe());
+      return null;
+    }
+    LOG.info(
+        "syncs the kernel triggers take memory figures from the cgroups at {}",
+        cgroups.memoryRoot().get());
+    return new HostStatsProvider(paths, c.nodeName(), clock)::memory;
   }
 
   /** Whether the kubelet's TLS certificate goes unchecked (the warning of /readyz). */

@@ -19,14 +19,17 @@ final class SyncLog {
 
   private SyncLog() {}
 
-  /** Logs the sync's summary line: always when {@code logEverySync}, else when it decided. */
-  static void sync(EvictionPlan plan, String reason, boolean logEverySync) {
+  /**
+   * Logs the sync's summary line: always when {@code logEverySync}, else when it decided; each
+   * observation with where its figures came from and how old they were ({@code read}).
+   */
+  static void sync(EvictionPlan plan, String reason, boolean logEverySync, SyncStats.Read read) {
     if (logEverySync || !plan.decisions().isEmpty() || !plan.conditions().isEmpty()) {
       LOG.info(
           "sync {} ({}): {}; conditions {}{}",
           plan.seq(),
           reason,
-          describe(plan.observations()),
+          describe(plan, read),
           plan.conditions().isEmpty() ? "none" : plan.conditions(),
           plan.signal() == null ? "" : "; acting on " + plan.signal());
     }
@@ -60,7 +63,8 @@ final class SyncLog {
     }
   }
 
-  private static String describe(List<Observation> obs) {
+  private static String describe(EvictionPlan plan, SyncStats.Read read) {
+    List<Observation> obs = plan.observations();
     if (obs.isEmpty()) {
       return "no observations";
     }
@@ -75,7 +79,10 @@ final class SyncLog {
                         o.capacity(),
                         o.signal().binaryUnits()
                             ? Quantity.Format.BINARY_SI
-                            : Quantity.Format.DECIMAL_SI))
+                            : Quantity.Format.DECIMAL_SI)
+                    + " ("
+                    + read.describe(o, plan.now())
+                    + ")")
         .collect(Collectors.joining(", "));
   }
 }

@@ -16,6 +16,12 @@ public enum EvictionMethod {
    * unreachable.
    */
   KILL,
+  /**
+   * Stop the pod's containers on the node at once (signal its cgroup, as {@link #KILL}), then mark
+   * and delete it through the API (as {@link #DELETE}): memory is freed as fast as the kubelet's
+   * own hard eviction frees it, and the eviction is recorded where the cluster sees it.
+   */
+  KILL_AND_DELETE,
   /** Record and log only. */
   DRY_RUN
 }

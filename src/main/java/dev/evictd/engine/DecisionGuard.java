@@ -70,7 +70,8 @@ public final class DecisionGuard {
   /**
    * What the configuration allows.
    *
-   * @param methods the methods a decision may name, besides {@link EvictionMethod#DEFAULT}
+   * @param methods the methods a decision may name, besides {@link EvictionMethod#DEFAULT} (and
+   *     {@link EvictionMethod#KILL_AND_DELETE} where both of its parts are allowed)
    * @param maxMessageLength the longest message and annotation value, in characters
    */
   public record Limits(Set<EvictionMethod> methods, int maxMessageLength) {
@@ -92,6 +93,9 @@ public final class DecisionGuard {
       EnumSet<EvictionMethod> m = EnumSet.noneOf(EvictionMethod.class);
       m.addAll(methods);
       m.add(EvictionMethod.DEFAULT);
+      if (m.contains(EvictionMethod.KILL) && m.contains(EvictionMethod.DELETE)) {
+        m.add(EvictionMethod.KILL_AND_DELETE); // the two together
+      }
       methods = java.util.Collections.unmodifiableSet(m);
     }
   }

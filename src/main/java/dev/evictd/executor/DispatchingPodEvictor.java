@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
  * Carries out each decision with the method the rules chose ({@link EvictionDecision#method()}), or
  * the configured default for {@link EvictionMethod#DEFAULT}. A method without an evictor (e.g.
  * {@code kill} where it is not available) is FAILED, and an evictor that throws is FAILED too:
- * every attempt ends in an outcome.
+ * every attempt ends in an outcome. {@link EvictionMethod#KILL_AND_DELETE} (where both exist) stops
+ * the pod's containers with the kill evictor, then deletes the pod with the delete evictor, whose
+ * outcome is the attempt's: the kill frees the memory at once, the delete records the eviction (and
+ * is sent whatever became of the kill).
  */
 public final class DispatchingPodEvictor implements PodEvictor {
   private static final Logger LOG = LoggerFactory.getLogger(DispatchingPodEvictor.class);
@@ -46,6 +49,21 @@ public final class DispatchingPodEvictor implements PodEvictor {
     put(EvictionMethod.EVICT, evict);
     put(EvictionMethod.KILL, kill);
     put(EvictionMethod.DRY_RUN, dryRun);
+    if (kill != null && delete != null) {
+      put(
+          EvictionMethod.KILL_AND_DELETE,
+          new PodEvictor() {
+            @Override
+            public EvictionOutcome evict(EvictionDecision d) {
+              return attempt(d).outcome();
+            }
+
+            @Override
+            public EvictionResult attempt(EvictionDecision d) {
+              return killThenDelete(kill, delete, d);
+            }
+          });
+    }
     if (!evictors.containsKey(defaultMethod)) {
       throw new ConfigException(
           "the default eviction method " + defaultMethod + " is not available");
@@ -57,6 +75,24 @@ public final class DispatchingPodEvictor implements PodEvictor {
     if (evictor != null) {
       evictors.put(method, evictor);
     }
+  }
+
+  private static EvictionResult killThenDelete(
+      PodEvictor kill, PodEvictor delete, EvictionDecision d) {
+    EvictionOutcome killed;
+    try {
+      killed = kill.attempt(d).outcome();
+    } catch (RuntimeException e) {
+      killed = EvictionOutcome.FAILED;
+      LOG.warn("evict {}: stopping its containers on the node failed: {}", d.pod(), e.toString());
+    }
+    EvictionResult deleted = delete.attempt(d);
+    LOG.info(
+        "evict {}: containers stopped on the node: {}; deleted: {}",
+        d.pod(),
+        killed,
+        deleted == null ? null : deleted.outcome());
+    return deleted;
   }
 
   /** The method a decision is carried out with. */

@@ -92,10 +92,40 @@ public final class HostStatsProvider implements StatsProvider {
 
   @Override
   public Summary summary() {
+    Instant now = clock.instant();
+    Memory m = memoryFigures(now);
+    Summary.FsStats nodefs = fs(now, paths.kubeletRootDir());
+    Summary.FsStats imagefs = fs(now, paths.runtimeRootDir());
+    Summary.NodeStats node =
+        new Summary.NodeStats(
+            nodeName,
+            m.node(),
+            nodefs,
+            imagefs == null ? null : new Summary.RuntimeStats(imagefs, null),
+            rlimit(now),
+            m.system());
+    return new Summary(node, pods(now, true));
+  }
+
+  /**
+   * The memory figures alone, read now: the node's memory, the "pods" system container's and each
+   * pod cgroup's (no filesystems, PIDs or process counts) — what a sync the kernel triggered takes
+   * from the kernel when the rest comes from the kubelet's Summary.
+   */
+  public Summary memory() {
+    Instant now = clock.instant();
+    Memory m = memoryFigures(now);
+    return new Summary(
+        new Summary.NodeStats(nodeName, m.node(), null, null, null, m.system()), pods(now, false));
+  }
+
+  /** The node's memory and the system containers' (null when none). */
+  private record Memory(Summary.MemoryStats node, List<Summary.ContainerStats> system) {}
+
+  private Memory memoryFigures(Instant now) {
     if (!Files.isDirectory(paths.procRoot())) {
       throw new StatsException("no host statistics: " + paths.procRoot() + " is not a directory");
     }
-    Instant now = clock.instant();
     Map<String, Long> meminfo = Cgroups.readKeyed(paths.procRoot().resolve("meminfo"));
     Long capacity = meminfo.get("MemTotal");
     if (capacity == null) {
@@ -128,17 +158,7 @@ public final class HostStatsProvider implements StatsProvider {
                 }
               });
     }
-    Summary.FsStats nodefs = fs(now, paths.kubeletRootDir());
-    Summary.FsStats imagefs = fs(now, paths.runtimeRootDir());
-    Summary.NodeStats node =
-        new Summary.NodeStats(
-            nodeName,
-            memory,
-            nodefs,
-            imagefs == null ? null : new Summary.RuntimeStats(imagefs, null),
-            rlimit(now),
-            system.isEmpty() ? null : system);
-    return new Summary(node, pods(now));
+    return new Memory(memory, system.isEmpty() ? null : system);
   }
 
   private Summary.MemoryStats nodeMemory(Instant now, Long capacity, Map<String, Long> meminfo) {
@@ -207,7 +227,7 @@ public final class HostStatsProvider implements StatsProvider {
     return new Summary.RlimitStats(now, max.isPresent() ? max.getAsLong() : null, tasks);
   }
 
-  private List<Summary.PodStats> pods(Instant now) {
+  private List<Summary.PodStats> pods(Instant now, boolean processes) {
     List<Summary.PodStats> out = new ArrayList<>();
     Map<String, Path> pods;
     try {
@@ -218,12 +238,11 @@ public final class HostStatsProvider implements StatsProvider {
     }
     for (Map.Entry<String, Path> e : pods.entrySet()) {
       Cgroups.Memory m = cgroups.podMemory(e.getValue());
-      Long count;
+      Long count = null;
       try {
-        count = (long) processWalker.processes(e.getValue()).size();
+        count = processes ? (long) processWalker.processes(e.getValue()).size() : null;
       } catch (UncheckedIOException | IllegalStateException ex) {
         warnOnce("procs " + e.getKey(), ex.getMessage());
-        count = null;
       }
       out.add(
           new Summary.PodStats(

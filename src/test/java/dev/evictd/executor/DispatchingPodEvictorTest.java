@@ -60,6 +60,31 @@ class DispatchingPodEvictorTest {
   }
 
   @Test
+  void killAndDeleteStopsTheContainersThenDeletesWhateverTheKillDid() {
+    var d =
+        new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, kill, new DryRunEvictor());
+    assertThat(d.evict(decision(POD, 1, EvictionMethod.KILL_AND_DELETE)))
+        .isEqualTo(EvictionOutcome.EVICTED);
+    assertThat(log).containsExactly("kill ns/web", "delete ns/web");
+
+    PodEvictor notFound = new Recording("kill", EvictionOutcome.NOT_FOUND, log);
+    PodEvictor refused = new Recording("delete", EvictionOutcome.FAILED, log);
+    var local =
+        new DispatchingPodEvictor(
+            EvictionMethod.DELETE, refused, evict, notFound, new DryRunEvictor());
+    assertThat(local.evict(decision(POD, 1, EvictionMethod.KILL_AND_DELETE)))
+        .as("the outcome is the delete's")
+        .isEqualTo(EvictionOutcome.FAILED);
+    assertThat(log).containsExactly("kill ns/web", "delete ns/web", "kill ns/web", "delete ns/web");
+
+    var noKill =
+        new DispatchingPodEvictor(EvictionMethod.DELETE, delete, evict, null, new DryRunEvictor());
+    assertThat(noKill.evict(decision(POD, 1, EvictionMethod.KILL_AND_DELETE)))
+        .as("not available without a kill evictor")
+        .isEqualTo(EvictionOutcome.FAILED);
+  }
+
+  @Test
   void theDefaultMethodIsConfigurable() {
     var d =
         new DispatchingPodEvictor(EvictionMethod.EVICT, delete, evict, kill, new DryRunEvictor());
