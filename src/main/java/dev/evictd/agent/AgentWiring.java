@@ -70,6 +70,8 @@ final class AgentWiring {
     }
     metrics.rulesReload(RuleProbation.LOADED);
     RuleProbation probation = probation(c, choice, config, limits, rules, metrics, clock);
+    // closed after the manager (last in, first closed): a clean stop leaves no set named running
+    agent.own((AutoCloseable) probation::stoppedCleanly);
     EvictionManager manager =
         new EvictionManager(
             planner,

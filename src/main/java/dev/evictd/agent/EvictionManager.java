@@ -569,6 +569,10 @@ public final class EvictionManager implements AutoCloseable {
       lostSyncRules = null;
     }
     syncingRules = ranRules;
+    RuleProbation running = probation;
+    if (running != null) {
+      running.running(ranRules);
+    }
     EvictionPlan plan = planner.sync(start, summary, active, execution.hooks(), facts);
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     abandonedSeen = planner.abandonedRuleThreads();
@@ -577,6 +581,10 @@ public final class EvictionManager implements AutoCloseable {
     if (p != null) {
       try {
         p.synced(ranRules, plan, abandonedSeen > abandonedBefore);
+        if (!p.onProbation() && pendingRules.get() == null) {
+          // the rules in use are trusted (no rollback is pending): no swap back restores state
+          planner.forgetRollbackState();
+        }
       } catch (RuntimeException e) {
         LOG.warn("rule probation failed: {}", e.toString());
       }

@@ -42,6 +42,11 @@ public final class HttpEndpoints implements AutoCloseable {
     setIfAbsent("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
     setIfAbsent("sun.net.httpserver.maxReqTime", REQUEST_TIMEOUT_SECONDS);
     setIfAbsent("sun.net.httpserver.maxRspTime", RESPONSE_TIMEOUT_SECONDS);
+    // idle keep-alive connections: a few, closed after 2 s (the JDK's default keeps 200 for 30 s,
+    // so 64 idle clients took every connection for 30 s and more)
+    setIfAbsent("sun.net.httpserver.maxIdleConnections", 8);
+    setIfAbsent("sun.net.httpserver.idleInterval", 2);
+    setIfAbsent("sun.net.httpserver.clockTick", 1000);
   }
 
   private static void setIfAbsent(String key, long value) {

@@ -169,6 +169,24 @@ public final class RuleProbation {
   }
 
   /** Whether a set is on probation now. */
+  /**
+   * Records on disk, before the rules with this SHA-256 run a sync, that they run and whether they
+   * are on probation ({@link RuleStateStore#running}): a set that takes the process down is then
+   * not trusted again after the restart.
+   */
+  public void running(String sha256) {
+    boolean onProbation;
+    synchronized (this) {
+      onProbation = candidate != null && candidate.sha256().equals(sha256);
+    }
+    store.running(sha256 == null || sha256.equals(packagedSha()) ? null : sha256, onProbation);
+  }
+
+  /** The agent stops cleanly ({@link RuleStateStore#stoppedCleanly}). */
+  public void stoppedCleanly() {
+    store.stoppedCleanly();
+  }
+
   public synchronized boolean onProbation() {
     return candidate != null;
   }

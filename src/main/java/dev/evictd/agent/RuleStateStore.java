@@ -37,6 +37,14 @@ public final class RuleStateStore {
   /** The file holding the last good rule set's sources (names and texts, in load order). */
   static final String LAST_GOOD_FILE = "last-good-rules.json";
 
+  /**
+   * The file naming the rule set the agent runs while that set is not the packaged default: written
+   * before the set first runs, removed when the agent stops cleanly. Found at start, it names a set
+   * that was running when the process ended without stopping (a crash, an OutOfMemoryError that
+   * took the process, a kill): such a set is not trusted again (see the constructor).
+   */
+  static final String RUNNING_FILE = "running-rules.json";
+
   /** How many bad rule sets are remembered (the oldest are forgotten first). */
   static final int MAX_BAD = 32;
 
@@ -72,6 +80,75 @@ public final class RuleStateStore {
     }
     readBad();
     readLastGood();
+    crashed();
+  }
+
+  /**
+   * A set left named as running by a process that did not stop cleanly: on probation then, it is
+   * bad; trusted then, it is trusted no more (it must pass probation again, and is bad if the
+   * process ends again while it is on probation).
+   */
+  private void crashed() {
+    JsonNode root = read(RUNNING_FILE);
+    if (root == null) {
+      return;
+    }
+    String sha = root.path("sha256").asString("");
+    boolean onProbation = root.path("probation").asBoolean(true);
+    if (!sha.matches("[0-9a-f]{64}")) {
+      return;
+    }
+    String why = "the agent ended without stopping while these rules ran";
+    if (onProbation) {
+      LOG.error(
+          "rules sha256 {} were on probation when {}: not loaded again", sha, why.substring(4));
+      markBad(sha, why + " on probation", Instant.now());
+    } else if (lastGood != null && lastGood.sha256().equals(sha)) {
+      LOG.error("trusted rules sha256 {}: {}; they are on probation again", sha, why);
+      lastGood = null;
+      delete(LAST_GOOD_FILE);
+    }
+    delete(RUNNING_FILE);
+  }
+
+  private String runningSha;
+  private boolean runningOnProbation;
+
+  /**
+   * Records, before they run, the rules the agent runs and whether they are on probation (written
+   * when that changes); null: the packaged default rules, nothing to record.
+   */
+  public synchronized void running(String sha256, boolean onProbation) {
+    if (java.util.Objects.equals(sha256, runningSha) && onProbation == runningOnProbation) {
+      return;
+    }
+    runningSha = sha256;
+    runningOnProbation = onProbation;
+    if (sha256 == null) {
+      delete(RUNNING_FILE);
+      return;
+    }
+    ObjectNode root = JSON.createObjectNode();
+    root.put("sha256", sha256);
+    root.put("probation", onProbation);
+    write(RUNNING_FILE, root);
+  }
+
+  /** The agent stops cleanly: no set is left named as running. */
+  public synchronized void stoppedCleanly() {
+    runningSha = null;
+    delete(RUNNING_FILE);
+  }
+
+  private void delete(String name) {
+    if (dir == null || !usable) {
+      return;
+    }
+    try {
+      Files.deleteIfExists(dir.resolve(name));
+    } catch (IOException e) {
+      LOG.warn("{}: cannot delete it: {}", dir.resolve(name), e.toString());
+    }
   }
 
   /** The state directory, or null. */

@@ -1,13 +1,13 @@
 package dev.evictd.api;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
 
 /**
  * An active pod of the node, with what eviction needs from its spec computed as Kubernetes computes
- * it. The fabric8 {@link Pod} is available to rules as {@code pod} for anything else (labels,
- * owners, annotations), without what could hold secrets (see {@code PodFacts.visibleToRules}).
+ * it. A value: every field is immutable data, so that no rule can change what the agent read. The
+ * pod object is available to rules as {@code pod} ({@link PodObject}) for anything else
+ * (annotations, node name, containers), without what could hold secrets.
  *
  * @param uid the pod's uid (stats are matched by it)
  * @param namespace the namespace
@@ -35,8 +35,8 @@ import java.util.Map;
  * @param owners metadata.ownerReferences
  * @param controllerUid the uid of the owner reference marked as controller (e.g. the ReplicaSet),
  *     or null
- * @param pod the pod object, without env, command, args, probes, lifecycle hooks, managed fields
- *     and the last-applied-configuration annotation
+ * @param pod a copy of the pod object, without env, command, args, probes, lifecycle hooks, managed
+ *     fields and the last-applied-configuration annotation
  * @param deletionTimestamp metadata.deletionTimestamp: set by the API server when the pod's
  *     deletion was requested, to the time by which it should be gone (request time plus its grace
  *     period); null while the pod is not being deleted. A pod being deleted stays active until it
@@ -65,7 +65,7 @@ public record PodFact(
     Map<String, String> labels,
     List<PodOwner> owners,
     String controllerUid,
-    Pod pod,
+    PodObject pod,
     java.time.Instant deletionTimestamp,
     Long deletionGracePeriodSeconds) {
 

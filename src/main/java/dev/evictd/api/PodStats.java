@@ -22,7 +22,7 @@ import java.util.Map;
  * @param ephemeralStorageBytes the pod's total ephemeral storage usage, null when not reported
  * @param volumeUsedBytes used bytes per volume name (volumes that report them)
  * @param containers per-container usage, in the order the statistics list them
- * @param raw the pod's statistics as the summary reported them
+ * @param memoryReported whether the summary reported the pod's memory statistics
  * @param totals the same sums, exact; null when each fits in its long field ({@link #totals()} then
  *     makes them from those: most pods' sums do, and a pod's statistics fact lives as long as the
  *     pod)
@@ -40,7 +40,7 @@ public record PodStats(
     Long ephemeralStorageBytes,
     Map<String, Long> volumeUsedBytes,
     List<ContainerUsage> containers,
-    dev.evictd.stats.Summary.PodStats raw,
+    boolean memoryReported,
     Totals totals) {
 
   /**

@@ -98,7 +98,7 @@ public final class Main implements Runnable {
       RulesOption.loadDefaultsAhead();
     }
     try {
-      return run(args, out, err);
+      return run(args, TerminalSafeWriter.wrap(out), TerminalSafeWriter.wrap(err));
     } finally {
       if (defaultsAhead) {
         RulesOption.settleDefaultsAhead(); // a command that did not take them leaves no thread

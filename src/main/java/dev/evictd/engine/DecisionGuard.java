@@ -345,8 +345,7 @@ public final class DecisionGuard {
   }
 
   private static String nodeOf(PodFact pod) {
-    var spec = pod.pod() == null ? null : pod.pod().getSpec();
-    String node = spec == null ? null : spec.getNodeName();
+    String node = pod.pod() == null ? null : pod.pod().spec().nodeName();
     return node == null || node.isEmpty() ? null : node;
   }
 

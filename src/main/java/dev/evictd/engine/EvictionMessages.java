@@ -2,12 +2,11 @@ package dev.evictd.engine;
 
 import dev.evictd.api.ContainerUsage;
 import dev.evictd.api.PodFact;
+import dev.evictd.api.PodObject;
 import dev.evictd.api.PodStats;
 import dev.evictd.api.Quantity;
 import dev.evictd.api.ReclaimTarget;
 import dev.evictd.k8s.PodResources;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,17 +66,14 @@ public final class EvictionMessages {
     if (stats == null) {
       return new Message(msg.toString(), annotations);
     }
-    Pod p = pod.pod();
+    PodObject.Spec spec = pod.pod().spec();
     if (podUsageLine
         && "memory".equals(resource)
-        && PodResources.isPodLevelResourcesSet(p)
-        && stats.raw() != null
-        && stats.raw().memory() != null) {
-      Quantity podRequest = podLevelRequest(p, resource);
+        && podLevelResourcesSet(spec)
+        && stats.memoryReported()) {
+      Quantity podRequest = spec.resources().requests().get(resource);
       if (podRequest != null) {
-        Quantity usage =
-            Quantity.of(
-                wsOrZero(stats.raw().memory().workingSetBytes()), Quantity.Format.BINARY_SI);
+        Quantity usage = Quantity.of(stats.memoryWorkingSetBytes(), Quantity.Format.BINARY_SI);
         msg.append("Pod ")
             .append(pod.name())
             .append(" was using ")
@@ -91,21 +87,14 @@ public final class EvictionMessages {
         annotations.put(OFFENDING_POD_USAGE, usage.toString());
       }
     }
-    List<Container> containers = new ArrayList<>();
-    if (p.getSpec() != null) {
-      if (p.getSpec().getContainers() != null) {
-        containers.addAll(p.getSpec().getContainers());
-      }
-      if (p.getSpec().getInitContainers() != null) {
-        containers.addAll(p.getSpec().getInitContainers());
-      }
-    }
+    List<PodObject.ContainerSpec> containers = new ArrayList<>(spec.containers());
+    containers.addAll(spec.initContainers());
     List<String> exceeded = new ArrayList<>();
     List<String> usages = new ArrayList<>();
     for (ContainerUsage cs : stats.containers()) {
-      for (Container c : containers) {
-        if (c != null && c.getName() != null && c.getName().equals(cs.name())) {
-          Quantity request = PodResources.containerRequest(c, resource);
+      for (PodObject.ContainerSpec c : containers) {
+        if (c.name() != null && c.name().equals(cs.name())) {
+          Quantity request = c.resources().requests().getOrDefault(resource, Quantity.ZERO);
           Quantity usage = null;
           if ("ephemeral-storage".equals(resource)) {
             if (cs.rootfsUsedBytes() != null && cs.logsUsedBytes() != null) {
@@ -119,7 +108,7 @@ public final class EvictionMessages {
           }
           if (usage != null && usage.compareTo(request) > 0) {
             msg.append("Container ")
-                .append(c.getName())
+                .append(c.name())
                 .append(" was using ")
                 .append(usage)
                 .append(", request is ")
@@ -127,7 +116,7 @@ public final class EvictionMessages {
                 .append(", has larger consumption of ")
                 .append(resource)
                 .append(". ");
-            exceeded.add(c.getName());
+            exceeded.add(c.name());
             usages.add(usage.toString());
           }
           break;
@@ -140,17 +129,12 @@ public final class EvictionMessages {
     return new Message(msg.toString(), annotations);
   }
 
-  private static Quantity podLevelRequest(Pod p, String resource) {
-    var res = p.getSpec() == null ? null : p.getSpec().getResources();
-    if (res == null || res.getRequests() == null || !res.getRequests().containsKey(resource)) {
-      return null;
-    }
-    io.fabric8.kubernetes.api.model.Quantity q = res.getRequests().get(resource);
-    return Quantity.parse(q.getAmount() + (q.getFormat() == null ? "" : q.getFormat()));
-  }
-
-  private static long wsOrZero(Long v) {
-    return v == null ? 0 : v;
+  /** Go {@code IsPodLevelResourcesSet}: pod-level requests or limits name a supported resource. */
+  private static boolean podLevelResourcesSet(PodObject.Spec spec) {
+    PodObject.Resources r = spec.resources();
+    return r != null
+        && (r.requests().keySet().stream().anyMatch(PodResources::isSupportedPodLevelResource)
+            || r.limits().keySet().stream().anyMatch(PodResources::isSupportedPodLevelResource));
   }
 
   /** "Usage of EmptyDir volume "NAME" exceeds the limit "LIMIT". " */

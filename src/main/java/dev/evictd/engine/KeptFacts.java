@@ -43,8 +43,16 @@ final class KeptFacts {
     BIG_DECIMAL,
     OPTIONAL,
     FOLLOWED,
-    OTHER
+    OTHER,
+    /**
+     * Anything else (a BitSet, a lambda, any JDK object that is no plain value): what it holds
+     * cannot be told, so it counts as more than any limit.
+     */
+    UNMEASURED
   }
+
+  /** What an object that cannot be measured counts as: past any limit, without overflowing. */
+  static final long UNMEASURED_BYTES = Long.MAX_VALUE / 4;
 
   /**
    * How objects of a class are counted; for followed classes, how many instance fields they have
@@ -157,8 +165,26 @@ final class KeptFacts {
       return Kind.OPTIONAL;
     } else if (followed(c)) {
       return Kind.FOLLOWED;
+    } else if (plainValue(c)) {
+      return Kind.OTHER;
     }
-    return Kind.OTHER;
+    return Kind.UNMEASURED;
+  }
+
+  /**
+   * JDK values of a small fixed size: enums, java.lang's values (boxed numbers, Boolean, Character,
+   * Object) and java.time's. Not lambdas or other hidden classes, which can hold anything they
+   * captured.
+   */
+  private static boolean plainValue(Class<?> c) {
+    if (c.isSynthetic() || c.isHidden()) {
+      return false;
+    }
+    String n = c.getName();
+    return c.isEnum()
+        || (c.getSuperclass() != null && c.getSuperclass().isEnum())
+        || (n.startsWith("java.lang.") && n.indexOf('.', "java.lang.".length()) < 0)
+        || n.startsWith("java.time.");
   }
 
   private KeptFacts() {}
@@ -332,8 +358,8 @@ final class KeptFacts {
           add(((java.util.Optional<?>) o).orElse(null));
         }
         case FOLLOWED -> fields(o, shape);
-        default ->
-            total += OTHER; // JDK values (Instant, Duration, boxed numbers, enums...), lambdas
+        case UNMEASURED -> total += total < UNMEASURED_BYTES ? UNMEASURED_BYTES : 0;
+        default -> total += OTHER; // JDK values (Instant, Duration, boxed numbers, enums...)
       }
     }
 

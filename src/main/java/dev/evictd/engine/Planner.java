@@ -156,23 +156,42 @@ public final class Planner implements AutoCloseable {
       throw new IllegalStateException("planner is closed");
     }
     RuleSet old = rules;
+    LeftState back = left != null && left.sha256().equals(newRules.sha256()) ? left : null;
     AtomicReference<List<Object>> kept = new AtomicReference<>();
     String failure =
         session.guarded(
             "loading the facts",
             () -> {
               kept.set(SessionFacts.copies(facts.stateFacts(session)));
-              openSession(newRules, SessionFacts.copies(kept.get()));
+              // back to the set swapped away from (a rollback): its state as it was then, not
+              // what the replaced set wrote since
+              openSession(newRules, SessionFacts.copies(back != null ? back.state() : kept.get()));
             });
-    if (failure != null) {
-      rules = old;
-      if (kept.get() != null) {
-        facts.keepState(kept.get());
-      }
-      throw new RulesException(
-          newRules.source() + ": " + failure + " (the rules in use stay: " + old.source() + ")");
+    if (failure == null) {
+      left = back != null ? null : new LeftState(old.sha256(), kept.get());
+      return;
     }
+    rules = old;
+    if (kept.get() != null) {
+      facts.keepState(kept.get());
+    }
+    throw new RulesException(
+        newRules.source() + ": " + failure + " (the rules in use stay: " + old.source() + ")");
   }
+
+  /**
+   * Forgets the state kept for a swap back to the rules in use before the last swap: the rules in
+   * use are trusted, a swap back is no rollback any more.
+   */
+  public void forgetRollbackState() {
+    left = null;
+  }
+
+  /** The rules swapped away from last and the copies of the state facts they had then. */
+  private record LeftState(String sha256, List<Object> state) {}
+
+  /** Set by a swap, until a swap back (which restores it) or {@link #forgetRollbackState}. */
+  private volatile LeftState left;
 
   /**
    * How many rule threads were abandoned because a rule did not stop (they run until evictd

@@ -115,6 +115,7 @@ public final class PodFacts {
         pod.getMetadata() == null || pod.getMetadata().getLabels() == null
             ? Map.of()
             : nonNull(pod.getMetadata().getLabels());
+    List<PodOwner> ownerList = List.copyOf(owners);
     return new PodFact(
         uid,
         ns,
@@ -136,9 +137,9 @@ public final class PodFacts {
             ? Map.of()
             : java.util.Collections.unmodifiableMap(containerLimits),
         labels,
-        List.copyOf(owners),
-        owners.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
-        rulesView ? visibleToRules(pod) : pod,
+        ownerList,
+        ownerList.stream().filter(PodOwner::controller).map(PodOwner::uid).findFirst().orElse(null),
+        rulesView ? PodObjects.of(pod, ns, name, uid, labels, ownerList) : null,
         deletionTimestamp(pod),
         pod.getMetadata() == null ? null : pod.getMetadata().getDeletionGracePeriodSeconds());
   }
@@ -388,7 +389,7 @@ public final class PodFacts {
         eph,
         volumeUsed.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(volumeUsed),
         List.copyOf(containers),
-        s,
+        s.memory() != null,
         // exact sums kept only when one is past a long: the fact makes them from the longs
         sums.exact()
             ? null
@@ -399,7 +400,7 @@ public final class PodFacts {
    * An immutable copy without null keys or values (Map.copyOf refuses them; a YAML {@code a: null}
    * has one).
    */
-  private static Map<String, String> nonNull(Map<String, String> m) {
+  static Map<String, String> nonNull(Map<String, String> m) {
     if (m.isEmpty()) {
       return Map.of();
     }

@@ -1,5 +1,9 @@
 package dev.evictd.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
 import java.time.Duration;
 
 /**
@@ -99,7 +103,41 @@ public record SyncBudget(
 
   /** The bytes the rule thread may allocate in a sync of {@code pods} pods (0: unlimited). */
   public long allocatedBytesFor(int pods) {
-    return allocatedBytes == 0 ? 0 : allocatedBytes + allocatedBytesPerPod * pods;
+    if (allocatedBytes == 0) {
+      return 0;
+    }
+    long asked = allocatedBytes + allocatedBytesPerPod * (long) pods;
+    return Math.min(asked < 0 ? Long.MAX_VALUE : asked, heapCap());
+  }
+
+  /**
+   * {@link #heapCap(long, long)} for this JVM's heap and what was live after the last collection.
+   */
+  static long heapCap() {
+    long live = 0;
+    for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+      MemoryUsage after = p.getType() == MemoryType.HEAP ? p.getCollectionUsage() : null;
+      if (after != null) {
+        live += after.getUsed();
+      }
+    }
+    return heapCap(Runtime.getRuntime().maxMemory(), live);
+  }
+
+  /**
+   * The most one sync may allocate whatever its budget says, for a heap of {@code maxHeap} bytes of
+   * which {@code live} were live after the last collection: what is free less a reserve for the
+   * agent's own threads ({@link #reserve}), at least 16 MiB. Rule work may not allocate more than
+   * the agent has: a budget larger than the heap would let the rules fill it before the watchdog
+   * stops them.
+   */
+  static long heapCap(long maxHeap, long live) {
+    return Math.max(16 * MIB, maxHeap - live - reserve(maxHeap));
+  }
+
+  /** The heap kept for the agent's own threads: a fourth of it, at least 32 MiB. */
+  static long reserve(long maxHeap) {
+    return Math.max(32 * MIB, maxHeap / 4);
   }
 
   /** The facts rules may keep across syncs with {@code pods} pods. */

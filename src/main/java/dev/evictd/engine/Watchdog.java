@@ -1,9 +1,14 @@
 package dev.evictd.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryNotificationInfo;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import javax.management.NotificationEmitter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +31,7 @@ final class Watchdog implements Runnable {
   static final long IDLE_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private static final class Shared {
-    static final Watchdog INSTANCE = new Watchdog(IDLE_TICK_NANOS);
+    static final Watchdog INSTANCE = new Watchdog(IDLE_TICK_NANOS).watchingHeap();
   }
 
   private final long tickNanos;
@@ -82,25 +87,94 @@ final class Watchdog implements Runnable {
     }
   }
 
+  /**
+   * Stops rule work whenever a heap pool is still fuller after a collection than the agent's
+   * reserve allows ({@link SyncBudget#reserve}; the JVM's collection usage threshold): rule code
+   * filling the heap faster than the allocation poll sees is stopped before the agent's own threads
+   * (this one, the HTTP server's, the signal handlers') run out of memory. Returns this watchdog.
+   */
+  Watchdog watchingHeap() {
+    try {
+      long reserve = SyncBudget.reserve(Runtime.getRuntime().maxMemory());
+      boolean any = false;
+      for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+        long max = p.getUsage().getMax();
+        if (p.getType() == MemoryType.HEAP && p.isCollectionUsageThresholdSupported() && max > 0) {
+          p.setCollectionUsageThreshold(Math.max(1, max - Math.min(max / 4, reserve)));
+          any = true;
+        }
+      }
+      if (any && ManagementFactory.getMemoryMXBean() instanceof NotificationEmitter e) {
+        e.addNotificationListener(
+            (n, h) -> {
+              if (MemoryNotificationInfo.MEMORY_COLLECTION_THRESHOLD_EXCEEDED.equals(n.getType())) {
+                heapLow();
+              }
+            },
+            null,
+            null);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot watch the heap for rule work that fills it: {}", e.toString());
+    }
+    return this;
+  }
+
+  /** Stops every running rule job as over its allocation budget: the heap is nearly full. */
+  void heapLow() {
+    long now = System.nanoTime();
+    for (SyncThread st : watched) {
+      SyncThread.Job j = st.job;
+      if (j != null && j.stopped == 0 && j.state.get() == SyncThread.Job.RUNNING) {
+        j.backBy = now + TimeUnit.MILLISECONDS.toNanos(RuleRunner.GRACE_MILLIS);
+        stop(
+            j,
+            RuleRunner.OVER_ALLOCATION,
+            RuleRunner.allocatedBy(st.thread()) - j.allocatedAtStart);
+      }
+    }
+    heapLowEvents++;
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  /** How often the heap was found nearly full after a collection. */
+  long heapLowEvents() {
+    return heapLowEvents;
+  }
+
+  private volatile long heapLowEvents;
+
   @Override
   public void run() {
     while (!closed) {
-      long now = System.nanoTime();
-      long wait = watched.isEmpty() ? -1 : tickNanos;
-      for (SyncThread st : watched) {
-        SyncThread.Job j = st.job;
-        if (j != null) {
-          long next = check(st, j, now);
-          wait = wait < 0 ? next : Math.min(wait, next);
-        }
+      try {
+        watchOnce();
+      } catch (VirtualMachineError e) {
+        // out of memory (rule code filled the heap): the watchdog must outlive it to stop that code
+        LockSupport.parkNanos(this, tickNanos);
       }
-      if (wait < 0) {
-        LockSupport.park(this);
-      } else {
-        LockSupport.parkNanos(this, Math.max(1, wait));
-      }
-      wakeUps++; // the only writer
     }
+  }
+
+  private void watchOnce() {
+    long now = System.nanoTime();
+    long wait = watched.isEmpty() ? -1 : tickNanos;
+    for (SyncThread st : watched) {
+      SyncThread.Job j = st.job;
+      if (j != null) {
+        long next = check(st, j, now);
+        wait = wait < 0 ? next : Math.min(wait, next);
+      }
+    }
+    if (wait < 0) {
+      LockSupport.park(this);
+    } else {
+      LockSupport.parkNanos(this, Math.max(1, wait));
+    }
+    wakeUps++; // the only writer
   }
 
   /** Looks at work running inline; returns how soon to look at it again (nanoseconds). */

@@ -205,6 +205,16 @@ public final class PodResources {
     return q != null ? q : Quantity.ZERO;
   }
 
+  /** The container's requests ({@code requests}) or limits by resource name, parsed. */
+  public static Map<String, Quantity> containerResources(Container c, boolean requests) {
+    return resourceList(c, requests, containerContext(null, c, false));
+  }
+
+  /** The pod-level requests ({@code requests}) or limits by resource name, parsed. */
+  public static Map<String, Quantity> podLevelResources(Pod pod, boolean requests) {
+    return podLevel(pod, requests);
+  }
+
   /**
    * Go {@code IsPodLevelResourcesSet}: pod-level requests or limits name cpu, memory or a hugepages
    * resource.

@@ -178,6 +178,30 @@ final class RuleSetReader {
           + " bytes) in all";
 
   /**
+   * Refuses a rule file whose name is not printable ASCII: a name with a look-alike letter
+   * (Cyrillic "е" for "e"), an invisible or a control character could pass for, or hide beside, the
+   * file it imitates.
+   */
+  static void checkName(Path f) {
+    String name = f.getFileName().toString();
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        throw new RulesException(
+            f.getParent()
+                + ": rule file name \""
+                + name
+                + "\" has "
+                + String.format("U+%04X", (int) c)
+                + " at "
+                + (i + 1)
+                + ": rule file names must be printable ASCII (a look-alike or invisible character"
+                + " could pass for another file)");
+      }
+    }
+  }
+
+  /**
    * The {@code .drl} files of a directory; {@code read[0]}, the bytes of the set's files read
    * before, grows by theirs.
    */
@@ -197,6 +221,7 @@ final class RuleSetReader {
     }
     List<RuleSource> out = new ArrayList<>();
     for (Path f : files) {
+      checkName(f);
       String text = readText(f, MAX_RULE_SET_BYTES, read[0]);
       read[0] += text.getBytes(StandardCharsets.UTF_8).length;
       out.add(new RuleSource(f.getFileName().toString(), f.toString(), text));

@@ -3,6 +3,7 @@ package dev.evictd.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.evictd.api.PodFact;
+import dev.evictd.api.PodObject;
 import dev.evictd.api.PodStats;
 import dev.evictd.stats.Summary;
 import dev.evictd.testing.PodsWithSecrets;
@@ -26,19 +27,20 @@ class PodFactsTest {
     for (String s : PodsWithSecrets.SECRETS) {
       assertThat(seen).as("rules cannot read %s", s).doesNotContain(s);
     }
-    var c = fact.pod().getSpec().getContainers().get(0);
-    assertThat(c.getEnv()).isEmpty();
-    assertThat(c.getCommand()).isEmpty();
-    assertThat(c.getArgs()).isEmpty();
+    var c = fact.pod().spec().containers().get(0);
+    // env, command, args, probes and hooks are no fields of the rules' container at all
+    assertThat(PodObject.ContainerSpec.class.getRecordComponents())
+        .extracting(java.lang.reflect.RecordComponent::getName)
+        .containsExactly("name", "image", "restartPolicy", "resources");
     // what eviction policies use stays: names, labels, other annotations, resources, node
-    assertThat(c.getName()).isEqualTo("app");
-    assertThat(c.getImage()).isEqualTo("busybox");
-    assertThat(c.getResources().getRequests()).containsKey("memory");
-    assertThat(fact.pod().getMetadata().getLabels()).containsEntry("app", "web");
-    assertThat(fact.pod().getMetadata().getAnnotations())
+    assertThat(c.name()).isEqualTo("app");
+    assertThat(c.image()).isEqualTo("busybox");
+    assertThat(c.resources().requests()).containsKey("memory");
+    assertThat(fact.pod().metadata().labels()).containsEntry("app", "web");
+    assertThat(fact.pod().metadata().annotations())
         .containsEntry("team", "payments")
         .doesNotContainKey(PodFacts.LAST_APPLIED);
-    assertThat(fact.pod().getSpec().getNodeName()).isEqualTo("node-1");
+    assertThat(fact.pod().spec().nodeName()).isEqualTo("node-1");
     assertThat(fact.memoryRequest().value()).isEqualTo(64L << 20);
     // the agent's own copy is untouched
     assertThat(new KubernetesSerialization().asJson(original)).isEqualTo(before);

@@ -9,8 +9,8 @@ import java.util.Set;
 /**
  * What rule code may reference: evictd's fact and decision types (with EvictionMessages and
  * GoDuration), java.lang value types, java.util collections and functional types, java.time and
- * java.math, the Kubernetes object model (read only) and Drools' {@code @Propagation} annotation.
- * Everything else is refused, with a reason taken from {@link #category}.
+ * java.math and Drools' {@code @Propagation} annotation. Everything else is refused, with a reason
+ * taken from {@link #category}.
  *
  * <p>Class names are binary names ({@code java.util.Map$Entry}); a nested class is allowed when its
  * outermost class is. The same lists serve the source check ({@link PolicyLint}) and the
@@ -38,10 +38,7 @@ final class PolicyAllowlist {
           "java.time.chrono",
           "java.math",
           "java.util.function",
-          "java.util.stream",
-          // the fabric8 Pod a PodFact carries: data objects; the compiled-code check allows only
-          // their getters
-          "io.fabric8.kubernetes.api.model");
+          "java.util.stream");
 
   /** Classes allowed one by one (with their nested classes). */
   static final Set<String> CLASSES =

@@ -1,0 +1,41 @@
+package dev.evictd.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.evictd.api.EvictionPlan;
+import dev.evictd.engine.Planner;
+import dev.evictd.engine.PlannerHooks;
+import dev.evictd.engine.SyncBudget;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memory hidden from the kept-facts limit (issue 48, class 4): a BitSet and a lambda that captured
+ * an array are not plain values the estimate can measure, so keeping them fails the sync.
+ */
+class KeptFactsHostileTest {
+  @Test
+  void factsTheEstimateCannotMeasureFailTheSyncEverySync() throws Exception {
+    SyncBudget budget = SyncBudget.DEFAULT.withKept(10_000, 20, 32 * RuleSandboxTest.MI);
+    try (Planner planner =
+        new Planner(
+            RuleSandboxTest.withDefaults("keeps-a-bitset-and-a-lambda.drl"),
+            RuleSandboxTest.config(),
+            budget)) {
+      List<Pod> pods = List.of(RuleSandboxTest.pod("hog", 0), RuleSandboxTest.pod("a", 10));
+      for (int i = 1; i <= 3; i++) {
+        EvictionPlan p =
+            planner.sync(
+                RuleSandboxTest.T0.plusSeconds(10L * i),
+                RuleSandboxTest.pressure(pods),
+                pods,
+                PlannerHooks.noReclaim(null));
+        assertThat(p.failed()).as("sync %d", i).isTrue();
+        assertThat(p.failure())
+            .contains("the facts rules inserted hold more than")
+            .contains("the session is rebuilt from the state kept before this sync");
+      }
+    }
+  }
+}
