@@ -65,6 +65,26 @@ public record Kubelet(int minor, String reported, boolean beyondRange, Map<Strin
     return atLeast(34) && gate(POD_LEVEL_RESOURCES);
   }
 
+  /**
+   * Whether the eviction manager builds its ranking and node-level reclaim functions on a node of
+   * {@code layout}: not on a split filesystem with {@code KubeletSeparateDiskGC} off, where {@code
+   * eviction_manager.go} {@code synchronize} returns an error on its first sync before building
+   * them and never tries again (1.32 to 1.37). Without them no threshold reclaims or evicts.
+   */
+  public boolean buildsEvictionFunctions(FsLayout layout) {
+    return layout != FsLayout.SPLIT || gate(KUBELET_SEPARATE_DISK_GC);
+  }
+
+  /**
+   * The error of the kubelet's first sync on a node of {@code layout} (it then observes nothing,
+   * reports no condition and evicts nothing), or null when that sync runs.
+   */
+  public String firstSyncError(FsLayout layout) {
+    return buildsEvictionFunctions(layout)
+        ? null
+        : "KubeletSeparateDiskGC is turned off but we still have a split filesystem";
+  }
+
   /** One line for logs, {@code doctor} and {@code explain}. */
   public String describe() {
     String s = "kubelet " + reported + ": following " + version();

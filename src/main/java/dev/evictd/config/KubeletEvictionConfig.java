@@ -240,7 +240,10 @@ public final class KubeletEvictionConfig {
       }
       results.addAll(copies);
     }
-    results = containerFsThresholds(results, layout, warnings);
+    if (kubelet.buildsEvictionFunctions(layout)) {
+      // else the kubelet's first sync fails before UpdateContainerFsThresholds, never to run again
+      results = containerFsThresholds(results, layout, warnings);
+    }
 
     List<Threshold> thresholds = new ArrayList<>();
     Set<String> ids = new LinkedHashSet<>();

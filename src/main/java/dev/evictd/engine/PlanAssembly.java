@@ -94,6 +94,16 @@ final class PlanAssembly {
         refused);
   }
 
+  /**
+   * The plan of a first sync the kubelet fails with {@code kubeletError} before observing anything
+   * ({@code Kubelet.firstSyncError}): no rule runs, nothing is observed or kept; not a failed sync,
+   * as the kubelet logs the error and carries on.
+   */
+  EvictionPlan skipped(Instant now, List<String> warnings, String kubeletError) {
+    warnings.add("sync skipped, as the kubelet's first sync fails: " + kubeletError);
+    return failed(now, warnings, null);
+  }
+
   /** The plan of a sync that failed before the rules ran: what was observed and the failure. */
   EvictionPlan failed(Instant now, List<String> warnings, String failure) {
     return new EvictionPlan(

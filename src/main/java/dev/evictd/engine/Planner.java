@@ -266,6 +266,10 @@ public final class Planner implements AutoCloseable {
     if (abandoned != null) {
       return plans.failed(now, p.warnings, abandoned);
     }
+    String skip = facts.seq() == 1 ? facts.kubelet().firstSyncError(config.fsLayout()) : null;
+    if (skip != null) {
+      return plans.skipped(now, p.warnings, skip);
+    }
     session.budgetFor(activePods.size());
     String failure =
         step(p, "observing and selecting", () -> observe(p, now, summary, activePods, extra));

@@ -159,4 +159,36 @@ class KubeletVersionsTest {
                 .toString())
         .isEqualTo("250Mi");
   }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"1.32", "1.37"})
+  void splitFilesystemWithoutSeparateDiskGcDerivesNoContainerFsThresholds(String version) {
+    String yaml = "evictionHard: {nodefs.available: 10Gi, containerfs.available: 3Gi}\n";
+    YamlNode n = YamlNode.parse("kubelet.yaml", yaml.getBytes(StandardCharsets.UTF_8));
+    YamlNode off =
+        YamlNode.parse(
+            "gates.yaml", "KubeletSeparateDiskGC: false\n".getBytes(StandardCharsets.UTF_8));
+    EvictionConfig on = KubeletEvictionConfig.from(n, "node", FsLayout.SPLIT, version);
+    assertThat(on.kubelet().firstSyncError(FsLayout.SPLIT)).isNull();
+    // gate on: the user's containerfs threshold is replaced by the nodefs one
+    assertThat(on.thresholds())
+        .extracting(t -> t.signal().key() + " " + t.value())
+        .containsExactly("nodefs.available 10Gi", "containerfs.available 10Gi");
+    assertThat(on.warnings()).anyMatch(w -> w.contains("containerfs.available is replaced"));
+
+    EvictionConfig c = KubeletEvictionConfig.from(n, "node", FsLayout.SPLIT, version, off);
+    // the user's containerfs threshold stays as written, nothing is derived, nothing warned
+    assertThat(c.thresholds())
+        .extracting(t -> t.signal().key() + " " + t.value())
+        .containsExactly("nodefs.available 10Gi", "containerfs.available 3Gi");
+    assertThat(c.warnings()).noneMatch(w -> w.contains("replaced"));
+    assertThat(c.kubelet().buildsEvictionFunctions(FsLayout.SPLIT)).isFalse();
+    assertThat(c.kubelet().buildsEvictionFunctions(FsLayout.DEDICATED)).isTrue();
+    assertThat(c.kubelet().firstSyncError(FsLayout.SPLIT))
+        .isEqualTo("KubeletSeparateDiskGC is turned off but we still have a split filesystem");
+    // other layouts derive as before
+    assertThat(KubeletEvictionConfig.from(n, "node", FsLayout.SHARED, version, off).thresholds())
+        .extracting(t -> t.signal().key() + " " + t.value())
+        .containsExactly("nodefs.available 10Gi", "containerfs.available 10Gi");
+  }
 }

@@ -88,6 +88,7 @@ public final class KubeletReference {
   private List<Threshold> thresholdsMet = List.of();
   private Map<Signal, Observed> lastObservations = Map.of();
   private boolean layoutKnown;
+  private boolean noEvictionFunctions;
   // the kubelet the configuration was read for: ranking requests, the grace period and the message
   // follow its version and gates
   private final dev.evictd.api.Kubelet kubelet;
@@ -125,6 +126,13 @@ public final class KubeletReference {
     List<Threshold> current = thresholds;
     if (!layoutKnown) {
       layoutKnown = true;
+      // If we are a split filesystem but the feature is turned off we should return an error:
+      // the ranking and reclaim functions are then never built
+      if (layout.splitContainerFs()
+          && !kubelet.gate(dev.evictd.api.Kubelet.KUBELET_SEPARATE_DISK_GC)) {
+        noEvictionFunctions = true;
+        return result(null, List.of(), List.of(), List.of(), false);
+      }
       current = thresholds.stream().filter(t -> !t.derivedAfterFirstSync()).toList();
     }
     boolean dedicatedImageFs = layout.hasImageFs();
@@ -218,6 +226,10 @@ public final class KubeletReference {
 
     // check if there are node-level resources we can reclaim to reduce pressure before evicting
     // end-user pods.
+    if (noEvictionFunctions) {
+      // no node-level reclaim function, then "no ranking function for signal"
+      return result(thresholdToReclaim.signal(), List.of(), List.of(), List.of(), false);
+    }
     List<ReclaimAction> reclaimFuncs = nodeReclaimFuncs(thresholdToReclaim.signal());
     if (!reclaimFuncs.isEmpty()) {
       Map<Signal, Observed> after =
