@@ -88,6 +88,7 @@ public final class Agent implements AutoCloseable {
     private volatile Thread thread;
     volatile RuleThreadHealth ruleThreads;
     volatile RuleProbation probation;
+    volatile RulesReloader reloader;
 
     Startup(Clock clock) {
       this.clock = clock;
@@ -242,6 +243,8 @@ public final class Agent implements AutoCloseable {
         () -> {
           EvictionManager m = startup.manager;
           RuleProbation p = startup.probation;
+          RulesReloader r = startup.reloader;
+          String refused = r == null ? null : r.lastRefusal();
           return readiness.describe()
               + (NodeSources.insecureKubelet(c)
                   ? "WARNING: " + NodeSources.INSECURE_KUBELET + "\n"
@@ -251,7 +254,10 @@ public final class Agent implements AutoCloseable {
                   : "rules sha256 "
                       + m.rulesSha256()
                       + (p != null && p.onProbation() ? " (on probation)" : "")
-                      + "\n");
+                      + "\n")
+              + (refused == null
+                  ? ""
+                  : "WARNING: rules reload refused, the running rules stay:\n" + refused.indent(2));
         });
   }
 

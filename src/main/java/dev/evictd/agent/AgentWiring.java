@@ -261,6 +261,7 @@ final class AgentWiring {
               sha -> metrics.rulesReload(RuleProbation.UNCHANGED),
               Duration.ofMillis(500));
       agent.own(reloader);
+      agent.startup.reloader = reloader;
     }
   }
 }
