@@ -61,9 +61,9 @@ final class ModelCache {
   }
 
   /**
-   * The rule base of a parsed set that the lint found nothing in, from an executable model built
-   * now (then cached); null when the set stays on the compiled-DRL path or no model could be had
-   * (logged).
+   * The rule base of a parsed set from an executable model built now (then cached), the lint, the
+   * compile and the compiled-code check run where it is built; null when the set stays on the
+   * compiled-DRL path or no model could be had (logged).
    *
    * @throws RulesException when the build's checks refused the set (the compiled-DRL path's own
    *     message)

@@ -337,7 +337,18 @@ public final class RuleCompiler {
     // parse: the parser's errors end the pipeline here, each as file:line:col
     PolicyLint.Parse parse = PolicyLint.parse(sources);
     if (!parse.errors().isEmpty()) {
+      // what the reading found (code hidden from review, nesting) comes first, unless allowed
+      refuseOrWarn(options.allowUnsafe() ? List.of() : parse.findings(), options, warnings);
       throw new RulesException(String.join("\n", parse.errors()));
+    }
+    if (models) {
+      // the rest of the pipeline where the model is built (a child process for the agent, so
+      // that neither the lint nor the compiler loads into it): its refusal is this pipeline's own
+      // message; null when there is no model to have (then the rest runs here)
+      model = ModelCache.build(source, sources, sha256, options.cache(), parse);
+      if (model != null) {
+        return new Built(loaded(model, source, sources, sha256, warnings), null);
+      }
     }
     // lint: a verified entry stands for the lint of these exact sources; the set is still
     // compiled and its compiled code checked below, so a cached set is exactly as confined as a
@@ -348,13 +359,6 @@ public final class RuleCompiler {
     // they wait for it; if the rules compile all the same, they are refused after it.
     refuseOrWarn(
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
-    if (models && report.findings().isEmpty() && report.unparsed().isEmpty()) {
-      // compile into an executable model, once, checked as below (null: compiled here instead)
-      model = ModelCache.build(source, sources, sha256, options.cache(), parse);
-      if (model != null) {
-        return new Built(loaded(model, source, sources, sha256, warnings), null);
-      }
-    }
     Built built = compileChecked(source, sources, sha256, report, options, warnings);
     if (cached == null && options.cache() != null) {
       options.cache().store(built.entry());

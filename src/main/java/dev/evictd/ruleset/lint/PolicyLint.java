@@ -95,7 +95,8 @@ public final class PolicyLint {
    * @param sources the set's files, in load order
    * @param errors the parser's own errors, as {@code file:line:col: message}: a set with any is
    *     refused with these alone
-   * @param findings what the checks before parsing refused (those files are not parsed)
+   * @param findings what the checks before parsing refused: code hidden from review (those files
+   *     are parsed), nesting and cost (those are not)
    * @param parsed the files that were parsed, in load order
    * @param unparsed files the parser returned nothing for
    */
@@ -123,6 +124,7 @@ public final class PolicyLint {
     boolean overBudget = false;
     List<RuleSource> shallow = new ArrayList<>();
     for (RuleSource s : sources) {
+      rawText(s, findings);
       Nesting.Shape shape = Nesting.file(s.text(), cost);
       if (shape.tooDeepAt() > 0) {
         findings.add(
@@ -177,6 +179,10 @@ public final class PolicyLint {
         parsed.add(new Parsed(s, pkg));
       }
     }
+    List<String> order = sources.stream().map(RuleSource::path).toList();
+    findings.sort(
+        Comparator.comparingInt((PolicyFinding f) -> order.indexOf(f.file()))
+            .thenComparingInt(PolicyFinding::line));
     return new Parse(List.copyOf(sources), errors, findings, parsed, unparsed);
   }
 
@@ -204,11 +210,7 @@ public final class PolicyLint {
   /** The lint step of the rule-set pipeline, over what {@link #parse} read. */
   public static Report check(Parse parse) {
     List<RuleSource> sources = parse.sources();
-    List<PolicyFinding> findings = new ArrayList<>();
-    for (RuleSource s : sources) {
-      rawText(s, findings);
-    }
-    findings.addAll(parse.findings());
+    List<PolicyFinding> findings = new ArrayList<>(parse.findings());
     List<String> unparsed = parse.unparsed();
     List<Parsed> parsed = new ArrayList<>(parse.parsed());
 
