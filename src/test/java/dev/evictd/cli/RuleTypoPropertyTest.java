@@ -58,15 +58,8 @@ class RuleTypoPropertyTest {
       Policy policy, String file, String mutation, String text, String entry, boolean cache) {
     @Override
     public String toString() {
-      return policy.dir()
-          + "/"
-          + file
-          + ": "
-          + mutation
-          + " via "
-          + entry
-          + ", cache "
-          + (cache ? "on" : "off");
+      return "%s/%s: %s via %s, cache %s"
+          .formatted(policy.dir(), file, mutation, entry, cache ? "on" : "off");
     }
   }
 
