@@ -507,17 +507,14 @@ public final class RuleCompiler {
     String path = m.getPath() == null ? "" : m.getPath();
     String shown = path;
     int at = path.indexOf(RULES_PACKAGE_DIR);
+    RuleSource file = null;
     if (at >= 0) {
       String name = path.substring(at + RULES_PACKAGE_DIR.length());
-      shown =
-          sources.stream()
-              .filter(s -> s.name().equals(name))
-              .map(RuleSource::path)
-              .findFirst()
-              .orElse(name);
+      file = sources.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
+      shown = file != null ? file.path() : name;
     }
     String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
-    int line = m.getLine();
+    int line = m.getLine() > 0 || file == null ? m.getLine() : lineOfNear(file.text(), text);
     int column = m.getColumn();
     java.util.regex.Matcher lc = LINE_COLUMN.matcher(text);
     if (lc.find()) {
@@ -537,6 +534,34 @@ public final class RuleCompiler {
       }
     }
     return sb.append(": ").append(text).toString();
+  }
+
+  private static final java.util.regex.Pattern NEAR =
+      java.util.regex.Pattern.compile("\\[Near : \\{\\.\\.\\. (.+?) \\.\\.\\.\\.\\}");
+
+  /**
+   * The line of an MVEL analysis error, which Drools reports without one: where the code it quotes
+   * ({@code [Near : {... code ....}]}) is in the file, when it is there once; else 0.
+   */
+  private static int lineOfNear(String fileText, String message) {
+    java.util.regex.Matcher near = NEAR.matcher(message);
+    if (!near.find()) {
+      return 0;
+    }
+    String code =
+        String.join(
+            "\\s*",
+            java.util.Arrays.stream(near.group(1).trim().split("\\s+"))
+                .map(java.util.regex.Pattern::quote)
+                .toList());
+    java.util.regex.Matcher where = java.util.regex.Pattern.compile(code).matcher(fileText);
+    if (!where.find()) {
+      return 0;
+    }
+    int start = where.start();
+    return where.find()
+        ? 0
+        : (int) fileText.substring(0, start).chars().filter(c -> c == '\n').count() + 1;
   }
 
   /** SHA-256 over the rule files' names and contents, in load order. */
