@@ -90,6 +90,7 @@ public final class Agent implements AutoCloseable {
     volatile RuleProbation probation;
     // which kubelet the agent follows, for /readyz's detail
     volatile String kubelet;
+    volatile RulesReloader reloader;
 
     Startup(Clock clock) {
       this.clock = clock;
@@ -279,6 +280,8 @@ public final class Agent implements AutoCloseable {
         () -> {
           EvictionManager m = startup.manager;
           RuleProbation p = startup.probation;
+          RulesReloader r = startup.reloader;
+          String refused = r == null ? null : r.lastRefusal();
           return readiness.describe()
               + (startup.kubelet == null ? "" : startup.kubelet + "\n")
               + (NodeSources.insecureKubelet(c)
@@ -289,7 +292,10 @@ public final class Agent implements AutoCloseable {
                   : "rules sha256 "
                       + m.rulesSha256()
                       + (p != null && p.onProbation() ? " (on probation)" : "")
-                      + "\n");
+                      + "\n")
+              + (refused == null
+                  ? ""
+                  : "WARNING: rules reload refused, the running rules stay:\n" + refused.indent(2));
         });
   }
 

@@ -284,6 +284,7 @@ final class AgentWiring {
               sha -> metrics.rulesReload(RuleProbation.UNCHANGED),
               Duration.ofMillis(500));
       agent.own(reloader);
+      agent.startup.reloader = reloader;
     }
   }
 }

@@ -48,6 +48,7 @@ public final class RulesReloader implements AutoCloseable {
   private String fingerprint;
   private boolean missing;
   private volatile String currentSha;
+  private volatile String refusal;
   private volatile boolean running = true;
 
   /** Watches {@code dir}; unchanged attempts are logged only. */
@@ -230,6 +231,7 @@ public final class RulesReloader implements AutoCloseable {
       rs = compiler.apply(dir);
     } catch (EvictdException e) {
       LOG.error("rules reload refused, the running rules stay: {}", e.getMessage());
+      refusal = e.getMessage();
       onFailed.accept(e.getMessage());
       return false;
     } catch (RuntimeException | StackOverflowError e) {
@@ -243,9 +245,11 @@ public final class RulesReloader implements AutoCloseable {
                   : "the compiler failed");
       LOG.error("rules reload refused, the running rules stay: {}", why);
       LOG.debug("rules reload from {}: the compiler failed", dir, e);
+      refusal = why;
       onFailed.accept(why);
       return false;
     }
+    refusal = null;
     if (rs.sha256().equals(currentSha)) {
       LOG.info("rules reload from {}: sha256 {} is loaded already", dir, rs.sha256());
       onUnchanged.accept(rs.sha256());
@@ -255,6 +259,14 @@ public final class RulesReloader implements AutoCloseable {
     LOG.info("rules compiled from {}: sha256 {}", dir, rs.sha256());
     onLoaded.accept(rs);
     return true;
+  }
+
+  /**
+   * Why the last reload was refused (each finding {@code file:line[:col]: reason} on a line of its
+   * own), or null when it was not: the running rules stayed.
+   */
+  public String lastRefusal() {
+    return refusal;
   }
 
   /** The default compiler: {@link RuleCompiler#compile(Path)}. */

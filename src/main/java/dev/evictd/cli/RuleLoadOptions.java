@@ -71,10 +71,15 @@ class RuleLoadOptions {
         p,
         strictPermissions ? RuleCompiler.Ownership.ENFORCE : ownership,
         // a command exits when done: its models are built here, not in a child (a JVM start per
-        // set)
+        // set); -Devictd.rules.models=off: none (the cache keeps what the checks found), for runs
+        // whose rules change every time
         dir == null
             ? null
-            : RuleSetCache.at(dir).withModelBuilds(RuleSetCache.ModelBuilds.IN_PROCESS));
+            : RuleSetCache.at(dir)
+                .withModelBuilds(
+                    "off".equals(System.getProperty("evictd.rules.models"))
+                        ? RuleSetCache.ModelBuilds.OFF
+                        : RuleSetCache.ModelBuilds.IN_PROCESS));
   }
 
   /**

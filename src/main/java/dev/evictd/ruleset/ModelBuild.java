@@ -117,7 +117,8 @@ public final class ModelBuild {
    */
   static ModelEntry build(String source, List<RuleSource> sources) {
     String sha256 = RuleCompiler.sha256(sources);
-    RuleSetCache.Entry checked = RuleCompiler.compileDrlChecked(source, sources);
+    RuleSetCache.Entry checked =
+        RuleCompiler.compileFresh(source, sources, RuleCompiler.Options.STRICT).entry();
     byte[] lint = RuleSetCache.encode(checked);
     Map<String, byte[]> classes = new TreeMap<>();
     List<String> models = List.of();

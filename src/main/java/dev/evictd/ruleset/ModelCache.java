@@ -46,39 +46,62 @@ final class ModelCache {
   private ModelCache() {}
 
   /**
-   * The rule base of a set from its executable model: the cached one, else one built now (then
-   * cached); null when the set stays on the compiled-DRL path or no model could be had (logged).
-   *
-   * @throws RulesException when the child's checks refused the set (the compiled-DRL path's own
-   *     message)
+   * The rule base of a set from its cached executable model; null when there is none that holds
+   * (logged once) or the set stays on the compiled-DRL path.
    */
-  static KieBase load(String source, List<RuleSource> sources, String sha256, RuleSetCache cache) {
-    if (cache.modelBuilds() == RuleSetCache.ModelBuilds.OFF) {
+  static KieBase cached(String source, String sha256, RuleSetCache cache) {
+    Verified v = verifiedEntry(source, sha256, cache);
+    if (v == null) {
       return null;
     }
-    Path file = entryFile(cache, sha256);
-    Verified v = null;
-    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      v = read(file, source, sha256);
-    }
-    if (v == null) {
-      String tooLarge = dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(sources);
-      if (tooLarge != null) {
-        LOG.debug("{}: rules {} compiled: no executable model: {}", source, sha256, tooLarge);
-        return null;
-      }
-      v = build(source, sources, sha256, cache);
-      if (v == null) {
-        return null;
-      }
-    } else if (cache.lookup(source, sha256) == null) {
+    if (cache.lookup(source, sha256) == null) {
       cache.store(v.lint()); // its lint result, for rules check, when that entry was lost
     }
+    return usable(v, source, sha256, cache);
+  }
+
+  /**
+   * The rule base of a parsed set from an executable model built now (then cached), the lint, the
+   * compile and the compiled-code check run where it is built; null when the set stays on the
+   * compiled-DRL path or no model could be had (logged).
+   *
+   * @throws RulesException when the build's checks refused the set (the compiled-DRL path's own
+   *     message)
+   */
+  static KieBase build(
+      String source,
+      List<RuleSource> sources,
+      String sha256,
+      RuleSetCache cache,
+      dev.evictd.ruleset.lint.PolicyLint.Parse parse) {
+    if (cache.modelBuilds() == RuleSetCache.ModelBuilds.OFF
+        || verifiedEntry(source, sha256, cache) != null) {
+      return null; // an entry that holds but gave no rule base: the set stays compiled
+    }
+    String tooLarge = dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(parse);
+    if (tooLarge != null) {
+      LOG.debug("{}: rules {} compiled: no executable model: {}", source, sha256, tooLarge);
+      return null;
+    }
+    Verified v = build(source, sources, sha256, cache);
+    return v == null ? null : usable(v, source, sha256, cache);
+  }
+
+  private static Verified verifiedEntry(String source, String sha256, RuleSetCache cache) {
+    Path file = entryFile(cache, sha256);
+    if (cache.modelBuilds() == RuleSetCache.ModelBuilds.OFF
+        || !Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    return read(file, source, sha256);
+  }
+
+  private static KieBase usable(Verified v, String source, String sha256, RuleSetCache cache) {
     if (v.model().drlOnly() != null) {
       LOG.debug("{}: rules {} compiled: {}", source, sha256, v.model().drlOnly());
       return null;
     }
-    return kieBase(v, file.toString(), source);
+    return kieBase(v, entryFile(cache, sha256).toString(), source);
   }
 
   /** The entry file of a set in a cache. */

@@ -63,7 +63,7 @@ public final class PrebuiltModelWriter {
     List<RuleSource> sources = RuleCompiler.readDefault();
     String sha256 = RuleCompiler.sha256(sources);
     // every run-time check, strict: a finding throws and fails the build
-    RuleCompiler.compileDrl("default", sources, RuleCompiler.Options.STRICT);
+    RuleCompiler.compileFresh("default", sources, RuleCompiler.Options.STRICT);
     Map<String, byte[]> classes = new TreeMap<>();
     List<String> models = generate(sources, classes);
     List<String> refused = ModelCodeCheck.check(classes, MODEL_PACKAGE);

@@ -276,94 +276,106 @@ public final class RuleCompiler {
     return sha256;
   }
 
-  /**
-   * Compiles sources with every check and stores the cache entry, whatever entry there already is
-   * (the build's packaged entry: {@link PackagedRuleSet}).
-   */
-  static RuleSet compileFresh(String source, List<RuleSource> sources, Options options) {
-    return compile(source, sources, options, new ArrayList<>(), true, false);
-  }
+  /** A set compiled with every check, and the cache entry that records what they found. */
+  record Built(RuleSet rules, RuleSetCache.Entry entry) {}
 
   /**
    * Compiles sources from their DRL with every check, as for an operator's rules, even when they
-   * are the packaged default rules with a pre-built model ({@link PrebuiltModel}).
+   * are the packaged default rules with a pre-built model ({@link PrebuiltModel}), and stores the
+   * cache entry whatever entry there already is (the build's packaged entry: {@link
+   * PackagedRuleSet}; an executable model's: {@link ModelBuild}).
    */
-  static RuleSet compileDrl(String source, List<RuleSource> sources, Options options) {
-    return compile(source, sources, options, new ArrayList<>(), false, false);
+  static Built compileFresh(String source, List<RuleSource> sources, Options options) {
+    return pipeline(source, sources, options, new ArrayList<>(), true);
   }
 
   private static RuleSet compile(
       String source, List<RuleSource> sources, Options options, List<String> warnings) {
-    return compile(source, sources, options, warnings, false, true);
-  }
-
-  private static RuleSet compile(
-      String source,
-      List<RuleSource> sources,
-      Options options,
-      List<String> warnings,
-      boolean fresh,
-      boolean prebuilt) {
-    return compile(source, sources, options, warnings, fresh, prebuilt, null);
+    return pipeline(source, sources, options, warnings, false).rules();
   }
 
   /**
-   * Compiles as {@link #checkedCompile}; a stack overflow anywhere in the checks or the compiler
-   * refuses the set like any other error (a thread that runs out of stack unwinds cleanly).
+   * The rule-set pipeline: read, parse, lint, compile (or load the executable model), the
+   * compiled-code check. {@code fresh}: from the DRL, without a pre-built or cached model or a
+   * cached lint result. A stack overflow anywhere refuses the set like any other error (a thread
+   * that runs out of stack unwinds cleanly).
    */
-  private static RuleSet compile(
+  private static Built pipeline(
       String source,
       List<RuleSource> sources,
       Options options,
       List<String> warnings,
-      boolean fresh,
-      boolean prebuilt,
-      RuleSetCache.Entry[] built) {
+      boolean fresh) {
     try {
-      return checkedCompile(source, sources, options, warnings, fresh, prebuilt, built);
+      return checkedCompile(source, sources, options, warnings, fresh);
     } catch (StackOverflowError e) {
       throw new RulesException(
           source + ": rules cannot be checked: nested too deeply (the stack ran out)");
     }
   }
 
-  private static RuleSet checkedCompile(
+  private static Built checkedCompile(
       String source,
       List<RuleSource> sources,
       Options options,
       List<String> warnings,
-      boolean fresh,
-      boolean prebuilt,
-      RuleSetCache.Entry[] built) {
+      boolean fresh) {
+    // read: the pin, the size, the encoding (the reader checked limits and ownership)
     String sha256 = prepare(source, sources, options, warnings);
-    if (prebuilt) {
-      // The packaged default rules, byte for byte: the build checked them (lint, compiled code,
-      // the model's bytecode) and refused any finding, so there is nothing to refuse or warn
-      // about here but what prepare() reported.
-      KieBase model = PrebuiltModel.load(sha256);
-      if (model == null && !options.allowUnsafe() && options.cache() != null) {
-        // any other set: its executable model from the cache, else built once in a child process
-        // (which checks it as below, strictly); null when it stays on this path
-        model = ModelCache.load(source, sources, sha256, options.cache());
-      }
+    boolean models = !fresh && !options.allowUnsafe() && options.cache() != null;
+    // The packaged default rules, byte for byte: the build checked them (lint, compiled code, the
+    // model's bytecode) and refused any finding, so there is nothing to refuse or warn about here
+    // but what prepare() reported. Any other set: its verified executable model from the cache,
+    // which recorded no finding either.
+    KieBase model = fresh ? null : PrebuiltModel.load(sha256);
+    if (model == null && models) {
+      model = ModelCache.cached(source, sha256, options.cache());
+    }
+    if (model != null) {
+      return new Built(loaded(model, source, sources, sha256, warnings), null);
+    }
+    // parse: the parser's errors end the pipeline here, each as file:line:col
+    PolicyLint.Parse parse = PolicyLint.parse(sources);
+    if (!parse.errors().isEmpty()) {
+      // what the reading found (code hidden from review, nesting) comes first, unless allowed
+      refuseOrWarn(options.allowUnsafe() ? List.of() : parse.findings(), options, warnings);
+      throw new RulesException(String.join("\n", parse.errors()));
+    }
+    if (models) {
+      // the rest of the pipeline where the model is built (a child process for the agent, so
+      // that neither the lint nor the compiler loads into it): its refusal is this pipeline's own
+      // message; null when there is no model to have (then the rest runs here)
+      model = ModelCache.build(source, sources, sha256, options.cache(), parse);
       if (model != null) {
-        List<String> names = sources.stream().map(RuleSource::name).toList();
-        LOG.debug("{}: rules {} loaded from their executable model", source, sha256);
-        return new RuleSet(model, source, names, sha256, warnings);
+        return new Built(loaded(model, source, sources, sha256, warnings), null);
       }
     }
-    // A verified entry stands for the lint of these exact sources; the set is still compiled and
-    // its compiled code checked below, so a cached set is exactly as confined as a fresh one.
+    // lint: a verified entry stands for the lint of these exact sources; the set is still
+    // compiled and its compiled code checked below, so a cached set is exactly as confined as a
+    // fresh one.
     RuleSetCache.Entry cached = fresh ? null : lookup(source, sha256, options);
-    PolicyLint.Report report =
-        cached != null ? cached.lint().toReport() : PolicyLint.check(sources);
-    // Unknown names and unparsable Java are most often typos: the compiler's error says more, so it
-    // goes first.
-    // If the rules compile all the same, they are refused below.
-    List<PolicyFinding> deferred =
-        report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
+    PolicyLint.Report report = cached != null ? cached.lint().toReport() : PolicyLint.check(parse);
+    // Unknown names and unparsable Java are most often typos: the compiler's error says more, so
+    // they wait for it; if the rules compile all the same, they are refused after it.
     refuseOrWarn(
         report.findings().stream().filter(f -> !f.deferToCompiler()).toList(), options, warnings);
+    Built built = compileChecked(source, sources, sha256, report, options, warnings);
+    if (cached == null && options.cache() != null) {
+      options.cache().store(built.entry());
+    }
+    return built;
+  }
+
+  /** Compile, then the compiled-code check; the entry records what the checks found. */
+  private static Built compileChecked(
+      String source,
+      List<RuleSource> sources,
+      String sha256,
+      PolicyLint.Report report,
+      Options options,
+      List<String> warnings) {
+    List<PolicyFinding> deferred =
+        report.findings().stream().filter(PolicyFinding::deferToCompiler).toList();
     RuleSet rs;
     try {
       rs = build(source, sources, sha256, warnings);
@@ -388,24 +400,14 @@ public final class RuleCompiler {
             ruleCount(rs),
             StoredLint.of(report),
             compiled);
-    if (cached == null && options.cache() != null) {
-      options.cache().store(entry);
-    }
-    if (built != null) {
-      built[0] = entry;
-    }
-    return new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings);
+    return new Built(
+        new RuleSet(rs.kieBase(), rs.source(), rs.files(), rs.sha256(), warnings), entry);
   }
 
-  /**
-   * Compiles sources from their DRL with every check, strictly (any finding refuses them), for an
-   * executable model to be built from them ({@link ModelBuild}); returns the cache entry that
-   * records what the checks found.
-   */
-  static RuleSetCache.Entry compileDrlChecked(String source, List<RuleSource> sources) {
-    RuleSetCache.Entry[] built = new RuleSetCache.Entry[1];
-    compile(source, sources, Options.STRICT, new ArrayList<>(), true, false, built);
-    return built[0];
+  private static RuleSet loaded(
+      KieBase model, String source, List<RuleSource> sources, String sha256, List<String> w) {
+    LOG.debug("{}: rules {} loaded from their executable model", source, sha256);
+    return new RuleSet(model, source, sources.stream().map(RuleSource::name).toList(), sha256, w);
   }
 
   private static List<PolicyFinding> unparsed(PolicyLint.Report report) {
@@ -505,17 +507,14 @@ public final class RuleCompiler {
     String path = m.getPath() == null ? "" : m.getPath();
     String shown = path;
     int at = path.indexOf(RULES_PACKAGE_DIR);
+    RuleSource file = null;
     if (at >= 0) {
       String name = path.substring(at + RULES_PACKAGE_DIR.length());
-      shown =
-          sources.stream()
-              .filter(s -> s.name().equals(name))
-              .map(RuleSource::path)
-              .findFirst()
-              .orElse(name);
+      file = sources.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
+      shown = file != null ? file.path() : name;
     }
     String text = m.getText() == null ? "error" : m.getText().trim().replaceAll("\\s*\\n\\s*", " ");
-    int line = m.getLine();
+    int line = m.getLine() > 0 || file == null ? m.getLine() : lineOfNear(file.text(), text);
     int column = m.getColumn();
     java.util.regex.Matcher lc = LINE_COLUMN.matcher(text);
     if (lc.find()) {
@@ -535,6 +534,34 @@ public final class RuleCompiler {
       }
     }
     return sb.append(": ").append(text).toString();
+  }
+
+  private static final java.util.regex.Pattern NEAR =
+      java.util.regex.Pattern.compile("\\[Near : \\{\\.\\.\\. (.+?) \\.\\.\\.\\.\\}");
+
+  /**
+   * The line of an MVEL analysis error, which Drools reports without one: where the code it quotes
+   * ({@code [Near : {... code ....}]}) is in the file, when it is there once; else 0.
+   */
+  private static int lineOfNear(String fileText, String message) {
+    java.util.regex.Matcher near = NEAR.matcher(message);
+    if (!near.find()) {
+      return 0;
+    }
+    String code =
+        String.join(
+            "\\s*",
+            java.util.Arrays.stream(near.group(1).trim().split("\\s+"))
+                .map(java.util.regex.Pattern::quote)
+                .toList());
+    java.util.regex.Matcher where = java.util.regex.Pattern.compile(code).matcher(fileText);
+    if (!where.find()) {
+      return 0;
+    }
+    int start = where.start();
+    return where.find()
+        ? 0
+        : (int) fileText.substring(0, start).chars().filter(c -> c == '\n').count() + 1;
   }
 
   /** SHA-256 over the rule files' names and contents, in load order. */

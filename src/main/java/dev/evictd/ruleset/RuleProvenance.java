@@ -75,14 +75,6 @@ public final class RuleProvenance {
     return out;
   }
 
-  /** Refuses a rule file or directory with {@link #problems}, naming the path and its mode. */
-  public void requireSafe(Path path) {
-    List<String> p = problems(path);
-    if (!p.isEmpty()) {
-      throw new RulesException(String.join("\n", p));
-    }
-  }
-
   private void check(Path shown, Path real, boolean ancestor, List<String> out) {
     if (ancestor && !checked.add(real)) {
       return;

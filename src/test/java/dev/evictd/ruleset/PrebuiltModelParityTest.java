@@ -37,7 +37,9 @@ class PrebuiltModelParityTest {
   static void bothPaths() {
     model = RuleCompiler.compileDefault();
     drl =
-        RuleCompiler.compileDrl("default", RuleCompiler.readDefault(), RuleCompiler.Options.STRICT);
+        RuleCompiler.compileFresh(
+                "default", RuleCompiler.readDefault(), RuleCompiler.Options.STRICT)
+            .rules();
   }
 
   /** Whether a rule base came from an executable model (its consequences are the model's). */

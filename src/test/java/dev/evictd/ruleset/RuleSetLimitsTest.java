@@ -147,18 +147,21 @@ class RuleSetLimitsTest {
     // one rule of 1,001 patterns: its model took 10 s to build, one of 5,000 over two minutes
     String drl = HEAD + "rule \"wide\" when\n" + "    PodFact()\n".repeat(1001) + "then end\n";
     List<RuleSource> wide = List.of(new RuleSource("w.drl", "w.drl", drl));
-    assertThat(dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(wide))
+    assertThat(dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(PolicyLint.parse(wide)))
         .isEqualTo(
             "none is built for a set of more than 64 KiB, 250 rules, 50 functions and declared"
                 + " types or 1000 conditions and constraints");
     Path cache = Files.createDirectory(tmp.resolve("cache"));
     RuleSetCache c = RuleSetCache.at(cache).withModelBuilds(RuleSetCache.ModelBuilds.IN_PROCESS);
-    assertThat(ModelCache.load("wide", wide, RuleCompiler.sha256(wide), c)).isNull();
+    assertThat(ModelCache.build("wide", wide, RuleCompiler.sha256(wide), c, PolicyLint.parse(wide)))
+        .isNull();
     try (var s = Files.list(cache)) {
       assertThat(s.filter(p -> p.toString().endsWith(".model"))).isEmpty();
     }
     // the default rules are far from it
-    assertThat(dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(RuleCompiler.readDefault()))
+    assertThat(
+            dev.evictd.ruleset.lint.SetLimits.tooLargeForAModel(
+                PolicyLint.parse(RuleCompiler.readDefault())))
         .isNull();
   }
 

@@ -86,11 +86,36 @@ public final class PolicyLint {
   public record Location(String file, int line, String where) {}
 
   /** Parsed file: its source and package description. */
-  private record Parsed(RuleSource source, PackageDescr pkg) {}
+  public record Parsed(RuleSource source, PackageDescr pkg) {}
 
-  /** Checks the sources of a rule set. */
+  /**
+   * The parse step of the rule-set pipeline: each file read by the parser the rule compiler uses,
+   * after the checks that keep a parser from seeing what it cannot take (nesting, cost).
+   *
+   * @param sources the set's files, in load order
+   * @param errors the parser's own errors, as {@code file:line:col: message}: a set with any is
+   *     refused with these alone
+   * @param findings what the checks before parsing refused: code hidden from review (those files
+   *     are parsed), nesting and cost (those are not)
+   * @param parsed the files that were parsed, in load order
+   * @param unparsed files the parser returned nothing for
+   */
+  public record Parse(
+      List<RuleSource> sources,
+      List<String> errors,
+      List<PolicyFinding> findings,
+      List<Parsed> parsed,
+      List<String> unparsed) {}
+
+  /** Checks the sources of a rule set: {@link #parse}, then {@link #check(Parse)}. */
   public static Report check(List<RuleSource> sources) {
+    return check(parse(sources));
+  }
+
+  /** Parses the sources of a rule set (see {@link Parse}). */
+  public static Parse parse(List<RuleSource> sources) {
     List<PolicyFinding> findings = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
     List<String> unparsed = new ArrayList<>();
     List<Parsed> parsed = new ArrayList<>();
     // No parser sees a set nested too deeply: the DRL parser recurses once per level, and its
@@ -131,12 +156,14 @@ public final class PolicyLint {
       shallow.clear();
     }
     for (RuleSource s : shallow) {
-      PackageDescr pkg = null;
+      PackageDescr pkg;
       try {
         DrlParser parser = new DrlParser();
         pkg = parser.parse(null, s.text());
         if (parser.hasErrors()) {
-          pkg = null;
+          parser.getErrors().forEach(e -> errors.add(parseError(s, e)));
+          unparsed.add(s.path());
+          continue;
         }
       } catch (DroolsParserException | RuntimeException e) {
         pkg = null;
@@ -152,6 +179,40 @@ public final class PolicyLint {
         parsed.add(new Parsed(s, pkg));
       }
     }
+    List<String> order = sources.stream().map(RuleSource::path).toList();
+    findings.sort(
+        Comparator.comparingInt((PolicyFinding f) -> order.indexOf(f.file()))
+            .thenComparingInt(PolicyFinding::line));
+    return new Parse(List.copyOf(sources), errors, findings, parsed, unparsed);
+  }
+
+  /** A parser error as {@code file:line:col: message} (the message names the line again). */
+  private static String parseError(RuleSource s, org.drools.drl.parser.DroolsError e) {
+    StringBuilder sb = new StringBuilder(s.path());
+    int[] at = e.getLines();
+    int line = at != null && at.length > 0 ? at[0] : 0;
+    if (e instanceof org.drools.drl.parser.ParserError pe) {
+      line = pe.getRow();
+      if (line > 0) {
+        sb.append(':').append(line);
+        if (pe.getCol() >= 0) {
+          // as Drools counts it, from 0, like the compiler's own columns
+          sb.append(':').append(pe.getCol());
+        }
+      }
+    } else if (line > 0) {
+      sb.append(':').append(line);
+    }
+    String text = e.getMessage() == null ? "syntax error" : e.getMessage().trim();
+    return sb.append(": ").append(text.replaceAll("\\s*\\n\\s*", " ")).toString();
+  }
+
+  /** The lint step of the rule-set pipeline, over what {@link #parse} read. */
+  public static Report check(Parse parse) {
+    List<RuleSource> sources = parse.sources();
+    List<PolicyFinding> findings = new ArrayList<>(parse.findings());
+    List<String> unparsed = parse.unparsed();
+    List<Parsed> parsed = new ArrayList<>(parse.parsed());
 
     PolicyFinding tooMany =
         SetLimits.check(

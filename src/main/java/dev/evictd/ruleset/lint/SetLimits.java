@@ -52,39 +52,17 @@ public final class SetLimits {
 
   private SetLimits() {}
 
-  /**
-   * Why no executable model is built for a set (see {@link #MODEL_MAX_BYTES}), or null when one may
-   * be. A set the nesting checks refuse ({@link Nesting}) is not parsed here: null, and the checks
-   * refuse it.
-   */
-  public static String tooLargeForAModel(List<RuleSource> sources) {
+  /** Why no executable model is built for a parsed set (see {@link #MODEL_MAX_BYTES}), or null. */
+  public static String tooLargeForAModel(PolicyLint.Parse parse) {
     long bytes = 0;
-    for (RuleSource s : sources) {
+    for (RuleSource s : parse.sources()) {
       bytes += s.text().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-    }
-    if (bytes > MODEL_MAX_BYTES) {
-      return tooLargeForAModel();
-    }
-    long cost = 0;
-    for (RuleSource s : sources) {
-      Nesting.Shape shape = Nesting.file(s.text(), cost);
-      if (shape.tooDeepAt() > 0 || shape.overBudgetAt() > 0) {
-        return null;
-      }
-      cost += shape.cost();
     }
     int rules = 0;
     int classes = 0;
     int conditions = 0;
-    for (RuleSource s : sources) {
-      PackageDescr pkg;
-      try {
-        pkg = new org.drools.drl.parser.DrlParser().parse(null, s.text());
-      } catch (org.drools.drl.parser.DroolsParserException
-          | RuntimeException
-          | StackOverflowError e) {
-        return null;
-      }
+    for (PolicyLint.Parsed p : parse.parsed()) {
+      PackageDescr pkg = p.pkg();
       classes +=
           pkg.getFunctions().size()
               + pkg.getTypeDeclarations().size()
@@ -94,7 +72,8 @@ public final class SetLimits {
         conditions += conditions(r.getLhs());
       }
     }
-    return rules > MODEL_MAX_RULES
+    return bytes > MODEL_MAX_BYTES
+            || rules > MODEL_MAX_RULES
             || classes > MODEL_MAX_CLASSES
             || conditions > MODEL_MAX_CONDITIONS
         ? tooLargeForAModel()
