@@ -434,6 +434,15 @@ public final class RuleCompiler {
     }
   }
 
+  /** The innermost cause's message, after the compiler's own wrapping ("failed or interrupted"). */
+  private static String rootCause(Throwable e) {
+    Throwable c = e;
+    for (int i = 0; i < 10 && c.getCause() != null && c.getCause() != c; i++) {
+      c = c.getCause();
+    }
+    return c == e || c.getMessage() == null ? "" : " (" + firstLine(c.getMessage()) + ")";
+  }
+
   private static RuleSet build(
       String source, List<RuleSource> sources, String sha256, List<String> warnings) {
     KieServices ks = KieServices.Factory.get();
@@ -454,10 +463,19 @@ public final class RuleCompiler {
       throw new CompilerFailed(
           source
               + ": rules cannot be compiled: "
-              + (e.getMessage() == null ? "the compiler failed" : firstLine(e.getMessage())));
+              + (e.getMessage() == null ? "the compiler failed" : firstLine(e.getMessage()))
+              + rootCause(e));
     }
+    // the compiler builds rules on several threads and reports in the order they finished: sorted
+    // by file and line, the same set gives the same errors on every run, cached or not
+    List<Message> messages =
+        kb.getResults().getMessages(Message.Level.ERROR).stream()
+            .sorted(
+                java.util.Comparator.comparing((Message m) -> String.valueOf(m.getPath()))
+                    .thenComparingInt(Message::getLine)
+                    .thenComparing(m -> String.valueOf(m.getText())))
+            .toList();
     List<String> errors = new ArrayList<>();
-    List<Message> messages = kb.getResults().getMessages(Message.Level.ERROR);
     for (Message m : messages) {
       if (errors.size() == MAX_ERRORS) {
         errors.add("(and " + (messages.size() - MAX_ERRORS) + " more errors)");

@@ -40,7 +40,7 @@ class AgentFlagsTest {
         .containsEntry("memcgNotifier", false)
         .doesNotContainKey("executor");
     assertThat(cl.getCommandSpec().findOption("--executor").completionCandidates())
-        .containsExactly("dry-run", "delete", "evict", "kill");
+        .containsExactly("dry-run", "delete", "evict", "kill", "kill-and-delete");
     assertThat(cl.getCommandSpec().findOption("--pods-cgroup").typeInfo().getType())
         .isEqualTo(String.class);
   }

@@ -317,6 +317,7 @@ final class DrlFileCheck {
     for (AttributeDescr a : r.getAttributes().values()) {
       attribute(a, a.getLine() > 0 ? a.getLine() : r.getLine(), where);
     }
+    propagation(r, where);
     if (r instanceof QueryDescr q) {
       for (String t : q.getParameterTypes()) {
         CodeCheck.type(t, origin(q.getLine(), where), names, out);
@@ -331,6 +332,30 @@ final class DrlFileCheck {
       for (Map.Entry<String, Object> named : r.getNamedConsequences().entrySet()) {
         String t = String.valueOf(named.getValue());
         CodeCheck.block(t, origin(lineOfText(t, r.getLine()), where), names, out);
+      }
+    }
+  }
+
+  /**
+   * A rule's {@code @Propagation} names one of the engine's propagation modes: the compiler reads
+   * any other value with {@code valueOf} on a worker thread and fails the whole build with no file
+   * or line ("Rules compilation failed or interrupted").
+   */
+  private void propagation(RuleDescr r, String where) {
+    for (org.drools.drl.ast.descr.AnnotationDescr a : r.getAnnotations()) {
+      if (!a.getName().equals("Propagation") && !a.getName().endsWith(".Propagation")) {
+        continue;
+      }
+      String v = String.valueOf(a.getSingleValueAsString()).trim();
+      boolean known =
+          java.util.Arrays.stream(org.kie.api.definition.rule.Propagation.Type.values())
+              .anyMatch(t -> t.name().equals(v));
+      if (!known) {
+        refuse(
+            a.getLine() > 0 ? a.getLine() : r.getLine(),
+            where,
+            "@" + a.getName() + "(" + v + ")",
+            "not a propagation mode (IMMEDIATE, EAGER or LAZY)");
       }
     }
   }

@@ -204,6 +204,11 @@ public final class PolicyLint {
       sb.append(':').append(line);
     }
     String text = e.getMessage() == null ? "syntax error" : e.getMessage().trim();
+    // the parser's own failures come with its exception and stack trace: the position is the news
+    int internal = text.indexOf(". Exception: ");
+    if (internal > 0) {
+      text = text.substring(0, internal);
+    }
     return sb.append(": ").append(text.replaceAll("\\s*\\n\\s*", " ")).toString();
   }
 
