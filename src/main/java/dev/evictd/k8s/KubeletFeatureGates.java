@@ -96,11 +96,13 @@ public final class KubeletFeatureGates {
 
   /**
    * The kubelet of {@code version} with {@code configured} gates over its defaults; a version newer
-   * than the newest known follows the newest. Gates it does not register are ignored with a warning
-   * added to {@code warnings}, as the kubelet logs them.
+   * than the newest known follows the newest. Upstream's {@code component-base/featuregate} ({@code
+   * unsafeSetFromMap}) refuses a gate the kubelet does not register, and so does evictd (an
+   * OpenShift build of the kubelet carries a patch that only warns); for a kubelet newer than
+   * evictd knows, such a gate is ignored with a warning added to {@code warnings}.
    *
    * @throws IllegalArgumentException with the kubelet's reason when it would refuse to start (a
-   *     locked gate set to the other value), or the version is not one
+   *     gate it does not register, a locked gate set to the other value), or the version is not one
    */
   public static Kubelet kubelet(
       String version, Map<String, Boolean> configured, List<String> warnings) {
@@ -117,13 +119,22 @@ public final class KubeletFeatureGates {
     for (Map.Entry<String, Boolean> e : new TreeMap<>(configured).entrySet()) {
       String[] cells = TABLE.get(e.getKey());
       if (cells == null || "-".equals(cells[col])) {
-        warnings.add(
+        if (reported > NEWEST) {
+          // a kubelet newer than evictd knows registers gates evictd has not seen: not its refusal
+          warnings.add(
+              "feature gate "
+                  + e.getKey()
+                  + " is not one evictd knows for kubelet 1."
+                  + minor
+                  + ": ignored");
+          continue;
+        }
+        throw new IllegalArgumentException(
             "unrecognized feature gate: "
                 + e.getKey()
                 + " (kubelet 1."
                 + minor
-                + " warns and ignores it)");
-        continue;
+                + " refuses to start)");
       }
       boolean dflt = cells[col].startsWith("t");
       if (cells[col].endsWith("!") && dflt != e.getValue()) {

@@ -56,13 +56,12 @@ class KubeletVersionsTest {
   }
 
   @Test
-  void aGateTheKubeletDoesNotRegisterIsWarnedAboutAndIgnored() {
-    EvictionConfig c = load("featureGates:\n  NoSuchGate: true\n", "1.34");
-    assertThat(c.kubelet().gates()).doesNotContainKey("NoSuchGate");
-    assertThat(c.warnings()).anyMatch(w -> w.startsWith("unrecognized feature gate: NoSuchGate"));
+  void aGateTheKubeletDoesNotRegisterIsRefusedAsTheKubeletRefusesToStart() {
+    assertThatThrownBy(() -> load("featureGates:\n  NoSuchGate: true\n", "1.34"))
+        .hasMessageContaining("unrecognized feature gate: NoSuchGate");
     // SidecarContainers: GA and locked on in 1.33, removed in 1.37
-    assertThat(load("featureGates:\n  SidecarContainers: true\n", "1.37").warnings())
-        .anyMatch(w -> w.startsWith("unrecognized feature gate: SidecarContainers"));
+    assertThatThrownBy(() -> load("featureGates:\n  SidecarContainers: true\n", "1.37"))
+        .hasMessageContaining("unrecognized feature gate: SidecarContainers");
     assertThatThrownBy(() -> load("featureGates:\n  SidecarContainers: false\n", "1.33"))
         .hasMessageContaining("feature is locked to true");
   }
