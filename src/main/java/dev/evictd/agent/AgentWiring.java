@@ -86,7 +86,8 @@ final class AgentWiring {
                 c.interval(), c.podCleanupTimeout(), c.executor(), c.dryRun(), c.standalone()));
     agent.own(manager);
     if (node.kernelMemory() != null) {
-      manager.kernelFigures(node.kernelMemory());
+      manager.kernelFigures(
+          node.kernelMemory(), cgroups.memoryRoot().map(Object::toString).orElse(null));
     }
     if (!c.dryRun()
         && c.executor() == dev.evictd.api.EvictionMethod.DELETE

@@ -142,8 +142,8 @@ public final class EvictionManager implements AutoCloseable {
    * Takes the memory figures of the syncs the kernel triggers from {@code kernel} (before {@link
    * #start}), and reads the Summary at most once per its refresh ({@link SyncStats}).
    */
-  public void kernelFigures(Supplier<Summary> kernel) {
-    syncStats = new SyncStats(stats, kernel, clock, metrics::summaryRead);
+  public void kernelFigures(Supplier<Summary> kernel, String where) {
+    syncStats = new SyncStats(stats, kernel, where, clock, metrics::summaryRead);
   }
 
   /** Adds a source of facts observed every sync (e.g. PSI averages). */
@@ -573,7 +573,8 @@ public final class EvictionManager implements AutoCloseable {
     if (running != null) {
       running.running(ranRules);
     }
-    EvictionPlan plan = planner.sync(start, summary, active, execution.hooks(), facts);
+    EvictionPlan plan =
+        read.sourced(planner.sync(start, summary, active, execution.hooks(), facts));
     Duration rulesTime = Duration.between(rulesStart, clock.instant());
     abandonedSeen = planner.abandonedRuleThreads();
     metrics.plan(plan);

@@ -1,5 +1,6 @@
 package dev.evictd.agent;
 
+import dev.evictd.api.EvictionPlan;
 import dev.evictd.api.Observation;
 import dev.evictd.api.Signal;
 import dev.evictd.api.StatsException;
@@ -57,37 +58,47 @@ final class SyncStats {
   /** Where memory figures come from. */
   static final String KERNEL = "kernel";
 
-  static final String SUMMARY = "summary";
+  static final String SUMMARY = EvictionPlan.SUMMARY;
 
   /**
    * One sync's statistics.
    *
    * @param summary what the sync decides on
-   * @param memorySource {@link #KERNEL} or {@link #SUMMARY}: where its memory figures came from
+   * @param memorySource where its memory figures came from: {@link #KERNEL} (with the cgroups'
+   *     place when known, {@code kernel: /sys/fs/cgroup/memory}) or {@link #SUMMARY}
    */
   record Read(Summary summary, String memorySource) {
     /** Where {@code o}'s figures came from and how old they were at {@code now}. */
     String describe(Observation o, Instant now) {
-      boolean memory =
-          o.signal() == Signal.MEMORY_AVAILABLE
-              || o.signal() == Signal.ALLOCATABLE_MEMORY_AVAILABLE;
-      String source = memory ? memorySource : SUMMARY;
-      if (o.time() == null) {
-        return source + ", no time";
+      return EvictionPlan.provenance(source(o.signal()), o.time(), now);
+    }
+
+    private String source(Signal s) {
+      return MEMORY.contains(s) ? memorySource : SUMMARY;
+    }
+
+    /** {@code plan} saying where its figures came from: the memory signals' from here. */
+    EvictionPlan sourced(EvictionPlan plan) {
+      if (plan == null || SUMMARY.equals(memorySource)) {
+        return plan;
       }
-      long ms = Math.max(0, Duration.between(o.time(), now).toMillis());
-      return source
-          + (ms < 1000
-              ? ", " + ms + " ms"
-              : String.format(java.util.Locale.ROOT, ", %.1f s", ms / 1000.0))
-          + " old";
+      java.util.Map<Signal, String> sources = new java.util.EnumMap<>(Signal.class);
+      for (Signal s : MEMORY) {
+        sources.put(s, memorySource);
+      }
+      return plan.withSources(sources);
     }
   }
+
+  /** The signals whose figures a kernel read replaces (and each pod's memory with them). */
+  private static final java.util.Set<Signal> MEMORY =
+      java.util.EnumSet.of(Signal.MEMORY_AVAILABLE, Signal.ALLOCATABLE_MEMORY_AVAILABLE);
 
   private final StatsProvider stats;
   private final Supplier<Summary> kernel;
   private final Clock clock;
   private final Runnable summaryRead;
+  private final String kernelSource;
   private Summary cached;
   private Instant lastRead;
   // the last read a kernel trigger asked for: Summaries sampled before it are older than it
@@ -99,6 +110,19 @@ final class SyncStats {
    * @param summaryRead told of every read of {@code stats} (the metric)
    */
   SyncStats(StatsProvider stats, Supplier<Summary> kernel, Clock clock, Runnable summaryRead) {
+    this(stats, kernel, null, clock, summaryRead);
+  }
+
+  /**
+   * @param where where the kernel's figures are read (the memory cgroups' place), or null
+   */
+  SyncStats(
+      StatsProvider stats,
+      Supplier<Summary> kernel,
+      String where,
+      Clock clock,
+      Runnable summaryRead) {
+    this.kernelSource = where == null ? KERNEL : KERNEL + ": " + where;
     this.stats = stats;
     this.kernel = kernel;
     this.clock = clock;
@@ -109,7 +133,7 @@ final class SyncStats {
   Read read(boolean byKernel) {
     Instant now = clock.instant();
     if (kernel == null) {
-      return new Read(readSummary(now), SUMMARY);
+      return new Read(readSummary(now), hostSource(stats));
     }
     if (!byKernel || lastRead == null || overdue(now)) {
       readSummary(now);
@@ -132,7 +156,7 @@ final class SyncStats {
     try {
       Summary k = kernel.get();
       kernelWarned = false;
-      return new Read(KernelMemory.overlay(cached, k), KERNEL);
+      return new Read(KernelMemory.overlay(cached, k), kernelSource);
     } catch (RuntimeException e) {
       if (!kernelWarned) {
         kernelWarned = true;
@@ -141,6 +165,14 @@ final class SyncStats {
       }
       return new Read(cached, SUMMARY);
     }
+  }
+
+  /** With host statistics, every memory figure is the kernel's, read at the sync. */
+  private static String hostSource(StatsProvider stats) {
+    if (stats instanceof dev.evictd.linux.HostStatsProvider h) {
+      return h.cgroups().memoryRoot().map(r -> KERNEL + ": " + r).orElse(SUMMARY);
+    }
+    return SUMMARY;
   }
 
   private Summary readSummary(Instant now) {

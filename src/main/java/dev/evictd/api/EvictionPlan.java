@@ -27,6 +27,9 @@ import java.util.List;
  * @param failure why the sync failed (a rule threw, ran away or exceeded its time budget), or null
  * @param refused the decisions the decision guard refused (dropped, never carried out), in the
  *     order the rules made them
+ * @param sources where the observations' figures came from, by signal, when not the statistics
+ *     source (the kubelet's Summary, a fixture's step): e.g. {@code kernel: /sys/fs/cgroup/memory}
+ *     for the memory figures the agent read from the kernel at a sync the kernel triggered
  */
 public record EvictionPlan(
     long seq,
@@ -43,7 +46,11 @@ public record EvictionPlan(
     java.util.Map<String, List<RuleFiring>> decisionTrace,
     List<String> warnings,
     String failure,
-    List<RefusedDecision> refused) {
+    List<RefusedDecision> refused,
+    java.util.Map<Signal, String> sources) {
+
+  /** Where the statistics source's own figures come from, unless {@link #sources} says else. */
+  public static final String SUMMARY = "summary";
 
   public EvictionPlan {
     observations = List.copyOf(observations);
@@ -56,6 +63,90 @@ public record EvictionPlan(
     decisionTrace = java.util.Map.copyOf(decisionTrace);
     warnings = List.copyOf(warnings);
     refused = refused == null ? List.of() : List.copyOf(refused);
+    sources = sources == null ? java.util.Map.of() : java.util.Map.copyOf(sources);
+  }
+
+  /** A plan whose figures all came from the statistics source. */
+  public EvictionPlan(
+      long seq,
+      Instant now,
+      List<Observation> observations,
+      List<ThresholdStatus> thresholds,
+      List<NodeConditionType> conditions,
+      Signal signal,
+      List<ReclaimAction> reclaimed,
+      boolean reclaimResolved,
+      List<RankedPod> ranking,
+      List<EvictionDecision> decisions,
+      List<RuleFiring> firings,
+      java.util.Map<String, List<RuleFiring>> decisionTrace,
+      List<String> warnings,
+      String failure,
+      List<RefusedDecision> refused) {
+    this(
+        seq,
+        now,
+        observations,
+        thresholds,
+        conditions,
+        signal,
+        reclaimed,
+        reclaimResolved,
+        ranking,
+        decisions,
+        firings,
+        decisionTrace,
+        warnings,
+        failure,
+        refused,
+        null);
+  }
+
+  /** This plan with {@code sources} saying where its figures came from. */
+  public EvictionPlan withSources(java.util.Map<Signal, String> sources) {
+    return new EvictionPlan(
+        seq,
+        now,
+        observations,
+        thresholds,
+        conditions,
+        signal,
+        reclaimed,
+        reclaimResolved,
+        ranking,
+        decisions,
+        firings,
+        decisionTrace,
+        warnings,
+        failure,
+        refused,
+        sources);
+  }
+
+  /** Where the figures of {@code signal} came from ({@link #SUMMARY} unless said else). */
+  public String source(Signal signal) {
+    return signal == null ? SUMMARY : sources.getOrDefault(signal, SUMMARY);
+  }
+
+  /**
+   * Where {@code o}'s figures came from and how old they were at the sync: {@code kernel:
+   * /sys/fs/cgroup/memory, 3 ms old}, {@code summary, 8.2 s old}, {@code summary, no time}.
+   */
+  public String provenance(Observation o) {
+    return provenance(source(o.signal()), o.time(), now);
+  }
+
+  /** {@code source}, and the age at {@code now} of figures sampled at {@code time}. */
+  public static String provenance(String source, Instant time, Instant now) {
+    if (time == null || now == null) {
+      return source + ", no time";
+    }
+    long ms = Math.max(0, java.time.Duration.between(time, now).toMillis());
+    return source
+        + (ms < 1000
+            ? ", " + ms + " ms"
+            : String.format(java.util.Locale.ROOT, ", %.1f s", ms / 1000.0))
+        + " old";
   }
 
   /** Whether the sync failed; a failed sync evicts nothing. */

@@ -166,6 +166,13 @@ final class ExplainCommand implements Callable<Integer> {
               + ")");
       out.println("  (threshold from " + t.origin() + ")");
     }
+    if (!plan.observations().isEmpty()) {
+      out.println("  figures (source, age at the sync):");
+      for (dev.evictd.api.Observation o : plan.observations()) {
+        out.println(
+            "    " + o.signal() + " " + o.availableQuantity() + " (" + plan.provenance(o) + ")");
+      }
+    }
     if (!plan.reclaimed().isEmpty()) {
       out.println(
           "  node-level reclaim ran first: "
@@ -180,7 +187,9 @@ final class ExplainCommand implements Callable<Integer> {
               + plan.signal()
               + " ("
               + plan.ranking().size()
-              + " pods; keys compared in order, equal keys keep the pod list order):");
+              + " pods, their figures from "
+              + plan.source(plan.signal())
+              + "; keys compared in order, equal keys keep the pod list order):");
       int shown = top <= 0 ? plan.ranking().size() : Math.min(top, plan.ranking().size());
       for (int i = 0; i < shown; i++) {
         EvictionPlan.RankedPod r = plan.ranking().get(i);

@@ -96,7 +96,9 @@ final class PlanJson {
       on.put("capacity", o.capacity());
       if (o.time() != null) {
         on.put("time", o.time().toString());
+        on.put("ageMillis", Math.max(0, java.time.Duration.between(o.time(), p.now()).toMillis()));
       }
+      on.put("source", p.source(o.signal()));
     }
     ArrayNode ts = n.putArray("thresholds");
     for (EvictionPlan.ThresholdStatus s : p.thresholds()) {

@@ -84,7 +84,9 @@ final class PlanText {
       out.println("  signals     (no observation)");
     } else {
       String signals =
-          p.observations().stream().map(PlanText::observation).collect(Collectors.joining("; "));
+          p.observations().stream()
+              .map(o -> observation(o) + " (" + p.provenance(o) + ")")
+              .collect(Collectors.joining("; "));
       out.println("  signals     " + signals);
     }
     boolean any = false;
