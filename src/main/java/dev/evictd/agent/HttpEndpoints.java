@@ -33,7 +33,7 @@ public final class HttpEndpoints implements AutoCloseable {
    * they were closed. A connection that sends nothing costs a socket, not a thread, and is closed
    * after 2 s; one that sends part of a request holds a thread (of a small stack) for 5 s at most.
    */
-  public static final int MAX_CONNECTIONS = 512;
+  public static final int MAX_CONNECTIONS = 256;
 
   /** The stack of a connection's thread: it parses a request line and headers, and answers. */
   static final long THREAD_STACK_BYTES = 256 * 1024;
