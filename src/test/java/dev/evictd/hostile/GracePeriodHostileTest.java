@@ -88,7 +88,7 @@ class GracePeriodHostileTest {
         seen.add(v.get(0));
       }
     }
-    String refused = "GRACE_PERIOD grace period %s is outside 0..30s for pod default/slow";
+    String refused = "GRACE_PERIOD grace period %ss is outside 0..30s for pod default/slow";
     assertThat(seen)
         .containsExactly(
             refused.formatted(999_999_999L),
