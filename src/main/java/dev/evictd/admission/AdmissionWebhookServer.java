@@ -47,8 +47,16 @@ public final class AdmissionWebhookServer implements AutoCloseable {
   /** The port served unless configured. */
   public static final int DEFAULT_PORT = 8443;
 
-  /** Connections served at once; a connection beyond it is closed on accept. */
-  public static final int MAX_CONNECTIONS = 64;
+  /**
+   * Connections served at once; a connection beyond it is closed on accept. Far above what probes
+   * and the API server need: 64 idle clients filled the 64 this was and failed every probe until
+   * they were closed. A connection that sends nothing costs a socket, not a thread, and is closed
+   * after 2 s; one that sends part of a request holds a thread (of a small stack) for 5 s at most.
+   */
+  public static final int MAX_CONNECTIONS = 256;
+
+  /** The stack of a connection's thread: it parses a request line and headers, and answers. */
+  static final long THREAD_STACK_BYTES = 256 * 1024;
 
   /**
    * The largest request body read: an Eviction's AdmissionReview is under 2 KiB (a pod's token adds
@@ -134,7 +142,8 @@ public final class AdmissionWebhookServer implements AutoCloseable {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             r -> {
-              Thread t = new Thread(r, "evictd-webhook-" + n.incrementAndGet());
+              Thread t =
+                  new Thread(null, r, "evictd-webhook-" + n.incrementAndGet(), THREAD_STACK_BYTES);
               t.setDaemon(true);
               return t;
             });

@@ -27,8 +27,16 @@ import java.util.function.Supplier;
  * delay the kubelet's probes.
  */
 public final class HttpEndpoints implements AutoCloseable {
-  /** Connections served at once; a connection beyond it is closed on accept. */
-  public static final int MAX_CONNECTIONS = 64;
+  /**
+   * Connections served at once; a connection beyond it is closed on accept. Far above what probes
+   * and the API server need: 64 idle clients filled the 64 this was and failed every probe until
+   * they were closed. A connection that sends nothing costs a socket, not a thread, and is closed
+   * after 2 s; one that sends part of a request holds a thread (of a small stack) for 5 s at most.
+   */
+  public static final int MAX_CONNECTIONS = 256;
+
+  /** The stack of a connection's thread: it parses a request line and headers, and answers. */
+  static final long THREAD_STACK_BYTES = 256 * 1024;
 
   /** How long a client may take to send its request line and headers. */
   public static final long REQUEST_TIMEOUT_SECONDS = 5;
@@ -87,7 +95,8 @@ public final class HttpEndpoints implements AutoCloseable {
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
             r -> {
-              Thread t = new Thread(r, "evictd-http-" + n.incrementAndGet());
+              Thread t =
+                  new Thread(null, r, "evictd-http-" + n.incrementAndGet(), THREAD_STACK_BYTES);
               t.setDaemon(true);
               return t;
             });

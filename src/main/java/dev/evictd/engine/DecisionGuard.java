@@ -35,8 +35,9 @@ import java.util.regex.Pattern;
  *       those whatever its policy).
  *   <li>The method must be one the configuration allows ({@link EvictionMethod#DEFAULT} always is);
  *       the signal an eviction signal or local-storage limit (it labels metrics); the grace period
- *       between 0 and the larger of the pod's own termination grace period (30 s when unset, as the
- *       API server defaults it), the node's {@code evictionMaxPodGracePeriod} and 1 s.
+ *       between 0 and the node's {@code evictionMaxPodGracePeriod} when it is set, else the pod's
+ *       own termination grace period (30 s when unset, as the API server defaults it), at least 1
+ *       s.
  *   <li>The message (it goes into the pod's condition, the Evicted Event and the log) and the Event
  *       annotations are bounded in length, with control and format characters replaced; annotations
  *       whose key is not a valid Kubernetes annotation key are dropped.
@@ -306,15 +307,18 @@ public final class DecisionGuard {
   }
 
   /**
-   * The longest grace period a decision may give {@code pod}: rules may shorten what the pod and
-   * the node allow, never lengthen it.
+   * The longest grace period a decision may give {@code pod}: rules may shorten what the node
+   * allows, never lengthen it. A configured {@code evictionMaxPodGracePeriod} is the bound whatever
+   * the pod asks for (the kubelet never gives an eviction more); without one, the pod's own
+   * termination grace period (30 s when unset) is. Never below 1 s.
    */
   long maxGracePeriodSeconds(PodFact pod) {
     long own =
         pod.terminationGracePeriodSeconds() == null
             ? DEFAULT_POD_GRACE_PERIOD_SECONDS
             : pod.terminationGracePeriodSeconds();
-    return Math.max(1, Math.max(own, config.maxPodGracePeriodSeconds()));
+    long configured = config.maxPodGracePeriodSeconds();
+    return Math.max(1, configured > 0 ? configured : own);
   }
 
   private Map<String, String> annotations(EvictionDecision d, PodFact pod, List<String> warnings) {

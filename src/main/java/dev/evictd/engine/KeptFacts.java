@@ -147,7 +147,11 @@ final class KeptFacts {
 
   private static Kind kindOf(Class<?> c) {
     // the order of the tests is the order the kinds are told apart in (a class may be both)
-    if (CharSequence.class.isAssignableFrom(c) && !StringBuilder.class.isAssignableFrom(c)) {
+    if (c.getName().startsWith("dev.evictd.rules.") && extendsUnfollowed(c)) {
+      // a declared type that extends a JDK class (declare Hoard extends java.util.ArrayList): its
+      // own fields are not the JDK class's, and the JDK class's are not read
+      return Kind.UNMEASURED;
+    } else if (CharSequence.class.isAssignableFrom(c) && !StringBuilder.class.isAssignableFrom(c)) {
       return Kind.STRING;
     } else if (StringBuilder.class.isAssignableFrom(c)) {
       return Kind.STRING_BUILDER;
@@ -171,13 +175,23 @@ final class KeptFacts {
     return Kind.UNMEASURED;
   }
 
+  /** Whether a superclass of {@code c} below Object is not followed (a JDK class, say). */
+  private static boolean extendsUnfollowed(Class<?> c) {
+    for (Class<?> k = c.getSuperclass(); k != null && k != Object.class; k = k.getSuperclass()) {
+      if (!followed(k) && !k.isEnum() && k != Enum.class && k != Record.class) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * JDK values of a small fixed size: enums, java.lang's values (boxed numbers, Boolean, Character,
    * Object) and java.time's. Not lambdas or other hidden classes, which can hold anything they
-   * captured.
+   * captured, nor exceptions, which hold a message, a cause and suppressed exceptions.
    */
   private static boolean plainValue(Class<?> c) {
-    if (c.isSynthetic() || c.isHidden()) {
+    if (c.isSynthetic() || c.isHidden() || Throwable.class.isAssignableFrom(c)) {
       return false;
     }
     String n = c.getName();

@@ -14,8 +14,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A real agent (a child JVM with a 192 MiB heap) running a trusted set that fills the heap from its
@@ -66,13 +67,19 @@ class AgentSurvivalTest {
     assertThat(p.exitValue()).isEqualTo(143);
   }
 
-  @Test
-  void aTrustedSetThatFillsTheHeapIsRolledBackAndNotTrustedAfterARestart(@TempDir Path dir)
-      throws Exception {
+  /**
+   * A set of the run-time corpus, by directory: heap-bomb fills the heap from its fifth sync. Not
+   * yet here: query-recursion (a DRL query that calls itself without end from its fifth sync) is
+   * rolled back, but its abandoned thread keeps allocating and /healthz stops answering (issue 48).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"heap-bomb"})
+  void aTrustedSetThatFillsTheHeapIsRolledBackAndNotTrustedAfterARestart(
+      String set, @TempDir Path dir) throws Exception {
     Path rules = dir.resolve("rules");
     Files.createDirectories(rules);
-    Path corpus = RuleSandboxTest.RUNTIME.resolve("heap-bomb");
-    for (String f : List.of("rules.yaml", "zz-heap-bomb.drl")) {
+    Path corpus = RuleSandboxTest.RUNTIME.resolve(set);
+    for (String f : List.of("rules.yaml", "zz-" + set + ".drl")) {
       Files.copy(corpus.resolve(f), rules.resolve(f));
     }
     Path log = dir.resolve("first.log");
